@@ -1,0 +1,1 @@
+"""The extractor: run the LLM, validate, repair."""

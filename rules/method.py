@@ -1,0 +1,1 @@
+"""Family module; rules are added here."""

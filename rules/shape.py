@@ -1,0 +1,358 @@
+"""S -- shape: does the answer parse, and does it follow the contract?
+
+The parse-stage rules (S001, S002, S003, S004, S010) look at the
+:class:`~memvet.parse.ParseResult`; the scene rules look at one scene.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from memvet.contract import schema_errors
+from memvet.parse import ParseResult
+from memvet.rule import Finding, Rule
+
+NEW_FORM = ("new_scene_name", "new_scene_reason")
+
+
+class OutputNotJson(Rule):
+    """No JSON array can be recovered from the raw answer.
+
+    What it does:
+        Fails when the text is empty, holds no JSON at all, or stops before
+        its array, an object or a string is closed (a truncated answer).
+
+    Why is this bad?
+        Nothing in it can be checked or committed; the batch must be asked
+        again.
+
+    Example:
+        ```
+        [{"scene_id": "sc0003", "message_ids": ["m41"], "memories": [{"content": "登录接口
+        ```
+
+    Use instead:
+        ```
+        [{"scene_id": "sc0003", "message_ids": ["m41"], "memories": []}]
+        ```
+    """
+
+    code = "S001"
+    name = "output-not-json"
+    target = "parse"
+    action = "reject"
+
+    def check(self, result: ParseResult, ctx: Any) -> Iterator[Finding]:
+        if not result.ok:
+            yield Finding(result.error or "no JSON array can be recovered from the output")
+
+
+class OutputWrapped(Rule):
+    """The JSON came inside a markdown fence or surrounded by prose.
+
+    What it does:
+        Unwraps it: the fenced block, or the array inside the prose, is what
+        the rest of memvet checks. Safe fix.
+
+    Why is this bad?
+        The contract asks for the array alone; a pipeline that calls
+        ``json.loads`` on the raw text would fail.
+
+    Example:
+        ````
+        Here are the memories:
+        ```json
+        []
+        ```
+        ````
+
+    Use instead:
+        ```
+        []
+        ```
+    """
+
+    code = "S002"
+    name = "output-wrapped"
+    target = "parse"
+    action = "fix"
+
+    def check(self, result: ParseResult, ctx: Any) -> Iterator[Finding]:
+        if result.unwrapped == "fence":
+            yield Finding("the JSON was wrapped in a markdown code fence; unwrapped")
+        elif result.unwrapped == "prose":
+            yield Finding("the JSON was surrounded by prose; the array was extracted")
+
+
+class OutputNotArray(Rule):
+    """The answer is valid JSON but not an array of scenes.
+
+    What it does:
+        Fails when the top-level value is an object, a string, a number...
+
+    Why is this bad?
+        The contract's root is an array; an empty result is ``[]``.
+
+    Example:
+        ```
+        {"scenes": []}
+        ```
+
+    Use instead:
+        ```
+        []
+        ```
+    """
+
+    code = "S003"
+    name = "output-not-array"
+    target = "parse"
+    action = "reject"
+
+    def check(self, result: ParseResult, ctx: Any) -> Iterator[Finding]:
+        if result.ok and not isinstance(result.value, list):
+            yield Finding(f"the top-level value is {_json_type(result.value)}, not an array of scenes")
+
+
+class Schema(Rule):
+    """The answer breaks the JSON Schema of the contract.
+
+    What it does:
+        Validates against ``schemas/extraction-output.schema.json`` and
+        reports one violation per error at its JSON Pointer: a missing field
+        at the pointer where it belongs, each unknown field at its own.
+
+    Why is this bad?
+        Downstream code reads these fields by name and type.
+
+    Example:
+        ```
+        [{"message_ids": ["m1"], "memories": [{"content": "x", "type": "note", "priority": 80, "source_message_ids": ["m1"]}]}]
+        ```
+
+    Use instead:
+        ```
+        [{"message_ids": ["m1"], "memories": [{"content": "x", "type": "work_fact", "priority": 80, "source_message_ids": ["m1"]}]}]
+        ```
+    """
+
+    code = "S004"
+    name = "schema"
+    target = "parse"
+    action = "reject"
+
+    def check(self, result: ParseResult, ctx: Any) -> Iterator[Finding]:
+        if result.ok and isinstance(result.value, list):
+            for pointer, message in schema_errors(result.value):
+                yield Finding(message, path=pointer)
+
+
+class EmptyScene(Rule):
+    """A scene without memories.
+
+    What it does:
+        Removes the scene. Safe fix.
+
+    Why is this bad?
+        Scenes exist to group memories; an empty one only adds noise to the
+        scene pool.
+
+    Example:
+        ```
+        [{"new_scene_name": "demo｜构建缓存", "new_scene_reason": "池中没有构建议题", "message_ids": ["m1"], "memories": []}]
+        ```
+
+    Use instead:
+        ```
+        []
+        ```
+    """
+
+    code = "S005"
+    name = "empty-scene"
+    target = "scene"
+    action = "fix"
+
+    def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        if not scene["memories"]:
+            yield Finding("the scene has no memories; removed", fix=[{"op": "remove", "path": ""}])
+
+
+class SceneMixedForms(Rule):
+    """A scene is both a reuse (``scene_id``) and a new scene.
+
+    What it does:
+        Fails when ``scene_id`` comes with ``new_scene_name`` or
+        ``new_scene_reason``.
+
+    Why is this bad?
+        The two forms are exclusive; memvet cannot know which one the model
+        meant, so the scene must be asked again.
+
+    Example:
+        ```
+        {"scene_id": "sc0003", "new_scene_name": "memory-system｜写入层", "new_scene_reason": "...", ...}
+        ```
+
+    Use instead:
+        ```
+        {"scene_id": "sc0003", ...}
+        ```
+    """
+
+    code = "S006"
+    name = "scene-mixed-forms"
+    target = "scene"
+    action = "reject"
+
+    def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        if "scene_id" in scene:
+            for key in NEW_FORM:
+                if key in scene:
+                    yield Finding(f"scene_id comes with {key}: a scene is either reused or new, never both",
+                                  path=f"/{key}")
+
+
+class SceneIncompleteNew(Rule):
+    """A new scene with only one of its two fields.
+
+    What it does:
+        Fails when ``new_scene_name`` comes without ``new_scene_reason``, or
+        the reverse (and no ``scene_id``).
+
+    Why is this bad?
+        A new scene needs both its stable label and the one-line audit reason
+        why no pool scene fits.
+
+    Example:
+        ```
+        {"new_scene_name": "Billing API｜超时重试", "message_ids": ["m1"], "memories": [...]}
+        ```
+
+    Use instead:
+        ```
+        {"new_scene_name": "Billing API｜超时重试", "new_scene_reason": "池中没有计费接口的议题", ...}
+        ```
+    """
+
+    code = "S007"
+    name = "scene-incomplete-new"
+    target = "scene"
+    action = "reject"
+
+    def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        if "scene_id" in scene:
+            return
+        has_name, has_reason = "new_scene_name" in scene, "new_scene_reason" in scene
+        if has_name and not has_reason:
+            yield Finding("new_scene_name without new_scene_reason", path="/new_scene_reason")
+        elif has_reason and not has_name:
+            yield Finding("new_scene_reason without new_scene_name", path="/new_scene_name")
+
+
+class SceneNameOnReuse(Rule):
+    """A reused scene carries ``scene_name``.
+
+    What it does:
+        Removes ``scene_name``; the pipeline fills it from the pool. Safe fix.
+
+    Why is this bad?
+        A copied name can drift from the pool's label and fork the scene.
+
+    Example:
+        ```
+        {"scene_id": "sc0003", "scene_name": "memory-system｜L1 提取规则", ...}
+        ```
+
+    Use instead:
+        ```
+        {"scene_id": "sc0003", ...}
+        ```
+    """
+
+    code = "S008"
+    name = "scene-name-on-reuse"
+    target = "scene"
+    action = "fix"
+
+    def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        if "scene_name" in scene and "scene_id" in scene:
+            yield Finding("a reused scene must not carry scene_name (the pipeline fills it from the pool); removed",
+                          path="/scene_name", fix=[{"op": "remove", "path": "/scene_name"}])
+
+
+class SceneUnclassified(Rule):
+    """A scene that is neither a reuse nor a new scene.
+
+    What it does:
+        Counts it, as a warning: the contract allows it when the model truly
+        cannot tell, and the pipeline marks it unclassified.
+
+    Why is this bad?
+        It is not, by itself; many of them in a batch hint at a weak prompt.
+
+    Example:
+        ```
+        {"message_ids": ["m1"], "memories": [...]}
+        ```
+
+    Use instead:
+        ```
+        {"new_scene_name": "demo｜登录流程", "new_scene_reason": "池为空", "message_ids": ["m1"], "memories": [...]}
+        ```
+    """
+
+    code = "S009"
+    name = "scene-unclassified"
+    target = "scene"
+    action = "warn"
+
+    def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        if not any(k in scene for k in ("scene_id", "scene_name", *NEW_FORM)):
+            yield Finding("the scene is neither reused nor new; it will be stored as unclassified")
+
+
+class JsonRepaired(Rule):
+    """The JSON parsed only after a lenient repair.
+
+    What it does:
+        Removes trailing commas, escapes raw control characters inside
+        strings and quotes bare words where a value belongs (so the schema
+        can then point at the field). Each repair is one violation at the
+        pointer where it was made.
+
+    Why is this bad?
+        Strict JSON parsers in the pipeline would reject the raw text.
+
+    Example:
+        ```
+        [{"message_ids": ["m1",], "memories": [{"content": "x", "type": "work_fact", "priority": high, "source_message_ids": ["m1"]}]}]
+        ```
+
+    Use instead:
+        ```
+        [{"message_ids": ["m1"], "memories": [{"content": "x", "type": "work_fact", "priority": 80, "source_message_ids": ["m1"]}]}]
+        ```
+    """
+
+    code = "S010"
+    name = "json-repaired"
+    target = "parse"
+    action = "fix"
+
+    def check(self, result: ParseResult, ctx: Any) -> Iterator[Finding]:
+        if result.ok:
+            for repair in result.repairs:
+                yield Finding(f"{repair.detail} ({repair.kind})", path=repair.path)
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "null" if value is None else type(value).__name__

@@ -1,0 +1,500 @@
+"""The engine: parse -> contract -> rules -> decide -> route -> write rules.
+
+Rules yield findings relative to their target; everything else happens
+here, once: absolute pointers, actions from config, fixes applied to a
+copy-on-write working copy (the caller's value is never mutated), drops,
+crash isolation (E001), records and the verdict.
+
+Order inside the rules stage, per scene in document order: scene rules,
+then each memory's rules, rules in family order (P first so that nothing
+later echoes a secret). Output rules run after every scene, so they see the
+fixed memories and know which ones were dropped. A fix is applied at once,
+so later rules see the fixed value; ``ctx.original`` keeps what the LLM
+said. Rules keep running on a dropped memory (one fault, one violation
+each), but write rules see only kept records.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, Callable, Iterable
+
+from pydantic import ValidationError
+
+from . import pointer as jp
+from .config import Config, resolve_config
+from .context import Batch, Message, load_context
+from .errors import ConfigError
+from .parse import ParseResult, parse_output
+from .registry import Registry, default_registry
+from .report import Report, Violation
+from .rule import Action, Finding, Rule
+
+# Codes the engine itself emits (their classes live in memvet.rules.engine).
+E001, E002 = "E001", "E002"
+S004 = "S004"
+FATAL_PARSE = ("S001", "S003")
+
+
+@dataclass(slots=True)
+class _Bound:
+    """A rule instance with its resolved action and identity, ready to run."""
+
+    rule: Rule
+    code: str
+    name: str
+    action: Action
+    configured: bool  # the action comes from config (beats a finding's own)
+    origin: str
+
+
+class RuleContext:
+    """What a rule sees besides its target. One per ``validate()`` call.
+
+    ``batch``: the context with its indices; ``config``; ``output``: the
+    working output (fixes applied so far); ``scene`` / ``scene_index`` and
+    ``memory_index`` for the current target; ``original``: the current
+    target as the LLM emitted it; ``path``: the current target's pointer.
+    ``secrets``: text a privacy rule redacted, mapped to its placeholder;
+    the engine scrubs it from every message of the report.
+    """
+
+    __slots__ = ("batch", "config", "output", "scene", "scene_index", "memory_index",
+                 "original", "path", "secrets", "store", "dropped", "parse",
+                 "valid_scenes", "valid_memories", "_sources", "record", "record_index")
+
+    def __init__(self, batch: Batch, config: Config, store: Any = None):
+        self.batch = batch
+        self.config = config
+        self.store = store
+        self.output: list[Any] = []
+        self.scene: dict[str, Any] | None = None
+        self.scene_index: int | None = None
+        self.memory_index: int | None = None
+        self.original: Any = None
+        self.path = ""
+        self.secrets: dict[str, str] = {}
+        self.dropped: dict[str, list[str]] = {}
+        self.parse: ParseResult | None = None
+        self.valid_scenes: list[int] = []
+        self.valid_memories: list[tuple[int, int]] = []
+        self._sources: dict[int, tuple[Any, list[Message], str | None]] = {}
+        self.record: dict[str, Any] | None = None
+        self.record_index = 0
+
+    # --- helpers rules share -------------------------------------------------
+    def sources(self, memory: dict[str, Any]) -> list[Message]:
+        """The new messages a memory cites, resolved within one session."""
+        return self.resolve_sources(memory)[0]
+
+    def resolve_sources(self, memory: dict[str, Any]) -> tuple[list[Message], str | None]:
+        ids = memory.get("source_message_ids") or []
+        hit = self._sources.get(id(ids))
+        if hit is None or hit[0] is not ids:
+            messages, session = self.batch.resolve([i for i in ids if isinstance(i, str)])
+            hit = self._sources[id(ids)] = (ids, messages, session)
+        return hit[1], hit[2]
+
+    def is_dropped(self, scene_index: int, memory_index: int) -> bool:
+        return jp.join(scene_index, "memories", memory_index) in self.dropped
+
+    def memo(self, key: str, compute: Callable[[], Any]) -> Any:
+        """Cache a batch-level value (dominant language, lexicon index...) on the batch."""
+        memo = self.batch.memo
+        if key not in memo:
+            memo[key] = compute()
+        return memo[key]
+
+    def memories(self) -> Iterable[tuple[int, int, dict[str, Any]]]:
+        """Every well-formed memory of the working output: ``(scene, index, memory)``."""
+        for i, j in self.valid_memories:
+            yield i, j, self.output[i]["memories"][j]
+
+
+@dataclass
+class _Run:
+    """Mutable state of one validate() call."""
+
+    ctx: RuleContext
+    violations: list[Violation] = field(default_factory=list)
+    rejected: set[str] = field(default_factory=set)
+    removed_scenes: set[int] = field(default_factory=set)
+    copied: set[Any] = field(default_factory=set)
+    used_ignores: set[str] = field(default_factory=set)
+
+
+class Engine:
+    """Rules selected and configured once; ``validate()`` many times."""
+
+    def __init__(self, config: Config | None = None, registry: Registry | None = None):
+        self.config = config = config or Config()
+        self.registry = registry or default_registry()
+        self._check_config_codes()
+        self.by_target: dict[str, list[_Bound]] = {"parse": [], "output": [], "scene": [], "memory": [], "record": []}
+        self.suppressed: dict[str, list[_Bound]] = {k: [] for k in self.by_target}
+        self.engine_rules: dict[str, _Bound] = {}
+        for cls in self.registry.ordered():
+            bound = self._bind(cls)
+            if getattr(cls, "engine_only", False):
+                self.engine_rules[cls.code] = bound
+            elif config.enabled(cls.code):
+                self.by_target[cls.target].append(bound)
+            elif config.show_unused_ignores:
+                self.suppressed[cls.target].append(bound)
+
+    # --- setup ---------------------------------------------------------------
+    def _check_config_codes(self) -> None:
+        known = set(self.registry.rules)
+        src = self.config.source
+        for section in ("actions", "rules"):
+            for code in getattr(self.config, section):
+                if code not in known:
+                    raise ConfigError(f"no loaded rule has the code {code!r}", file=src,
+                                      field=f"tool.memvet.{section}.{code}")
+
+    def _bind(self, cls: type[Rule]) -> _Bound:
+        raw = self.config.rules.get(cls.code, {})
+        try:
+            options = cls.Options.model_validate(raw)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            msg = "unknown option" if err["type"] == "extra_forbidden" else err["msg"]
+            loc = ".".join(str(p) for p in err["loc"])
+            raise ConfigError(msg, file=self.config.source,
+                              field=f"tool.memvet.rules.{cls.code}" + (f".{loc}" if loc else "")) from None
+        configured = cls.code in self.config.actions
+        action = self.config.actions.get(cls.code, cls.action)
+        return _Bound(cls(options), cls.code, cls.name, action, configured, cls.origin())
+
+    # --- the run -------------------------------------------------------------
+    def validate(self, output: Any, context: Any, *, store: Any = None) -> Report:
+        batch = load_context(context)
+        ctx = RuleContext(batch, self.config, store)
+        run = _Run(ctx)
+        parsed = parse_output(output)
+        ctx.parse = parsed
+        self._run_target(run, "parse", parsed, "")
+        fatal = any(v.code in FATAL_PARSE for v in run.violations) or not parsed.ok
+        if fatal:
+            return self._finish(run, None, [], [])
+        value = parsed.value
+        if not isinstance(value, list):
+            return self._finish(run, value, [], [])
+        schema_paths = [v.path for v in run.violations if v.code == S004]
+        ctx.output = list(value)  # shallow: scenes are copied on first write
+        self._mark_valid(ctx, value, schema_paths)
+        valid_memories = set(ctx.valid_memories)
+        for i in ctx.valid_scenes:
+            ctx.scene_index, ctx.memory_index = i, None
+            ctx.scene = ctx.output[i]
+            ctx.original = value[i]
+            self._run_target(run, "scene", ctx.output[i], jp.join(i))
+            for j in range(len(value[i]["memories"])):
+                if (i, j) not in valid_memories:
+                    continue
+                ctx.memory_index = j
+                ctx.scene = ctx.output[i]
+                ctx.original = value[i]["memories"][j]
+                self._run_target(run, "memory", None, jp.join(i, "memories", j))
+        ctx.scene = ctx.scene_index = ctx.memory_index = None
+        ctx.original = value
+        self._run_target(run, "output", ctx.output, "")
+        records, paths = self._records(run, value)
+        return self._finish(run, value, records, paths)
+
+    def _mark_valid(self, ctx: RuleContext, value: list[Any], schema_paths: list[str]) -> None:
+        """Scenes and memories the schema did not fault; only they reach the rules."""
+        bad_scenes: set[int] = set()
+        bad_memories: set[tuple[int, int]] = set()
+        for p in schema_paths:
+            tokens = jp.split(p)
+            if not tokens:
+                bad_scenes.update(range(len(value)))
+                continue
+            i = int(tokens[0])
+            if len(tokens) >= 3 and tokens[1] == "memories" and tokens[2].isdigit():
+                bad_memories.add((i, int(tokens[2])))
+            else:
+                bad_scenes.add(i)
+        for i, scene in enumerate(value):
+            if i in bad_scenes:
+                continue
+            ctx.valid_scenes.append(i)
+            for j in range(len(scene["memories"])):
+                if (i, j) not in bad_memories:
+                    ctx.valid_memories.append((i, j))
+
+    def _current_target(self, ctx: RuleContext, target: str, given: Any) -> Any:
+        if target == "memory":
+            return ctx.output[ctx.scene_index]["memories"][ctx.memory_index]
+        if target == "scene":
+            return ctx.output[ctx.scene_index]
+        return given
+
+    def _run_target(self, run: _Run, target: str, obj: Any, base: str) -> None:
+        ctx = run.ctx
+        ctx.path = base
+        for bound in self.by_target[target]:
+            current = self._current_target(ctx, target, obj)
+            try:
+                findings = list(bound.rule.check(current, ctx))
+            except Exception as exc:  # isolate: a crashing rule never stops the run
+                self._crash(run, bound, base, exc)
+                continue
+            for finding in findings:
+                self._handle(run, bound, target, base, finding)
+        if self.config.show_unused_ignores:
+            for bound in self.suppressed[target]:
+                try:
+                    hit = any(True for _ in bound.rule.check(self._current_target(ctx, target, obj), ctx))
+                except Exception:
+                    hit = False
+                if hit:
+                    run.used_ignores.update(p for p in self.config.ignore
+                                            if bound.code.startswith("" if p == "ALL" else p))
+
+    def _crash(self, run: _Run, bound: _Bound, path: str, exc: Exception) -> None:
+        e = self.engine_rules.get(E001)
+        default = "reject" if self.config.fail_closed else "warn"
+        action = e.action if e and e.configured else default
+        run.violations.append(Violation(
+            E001, e.name if e else "rule-crashed", action, path,
+            f"rule {bound.code} ({bound.name}) crashed: {type(exc).__name__}: {exc}",
+            bound.origin, None))
+        if action == "reject":
+            run.rejected.add(path)
+        elif action == "drop":
+            self._drop(run, path, E001)
+
+    def _handle(self, run: _Run, bound: _Bound, target: str, base: str, finding: Finding) -> None:
+        ctx = run.ctx
+        action = bound.action if bound.configured else (finding.action or bound.action)
+        path = base + finding.path
+        fix = None
+        if action == "fix" and finding.fix is not None:
+            # Record fixes patch the report's records, not the output.
+            fix_base = jp.join("records", ctx.record_index) if target == "record" else base
+            fix = [_absolute(op, fix_base) for op in finding.fix]
+            if finding.fix:
+                try:
+                    self._apply(run, target, base, finding.fix)
+                except Exception as exc:
+                    self._crash(run, bound, path, exc)
+                    return
+        run.violations.append(Violation(bound.code, bound.name, action, path, finding.message, bound.origin, fix))
+        if action == "reject":
+            run.rejected.add(base if target == "record" else path)
+        elif action == "drop":
+            self._drop(run, base if target == "record" else path, bound.code)
+
+    def _drop(self, run: _Run, path: str, code: str) -> None:
+        ctx = run.ctx
+        tokens = jp.split(path)
+        if len(tokens) >= 3 and tokens[1] == "memories":
+            targets = [jp.join(tokens[0], "memories", tokens[2])]
+        elif tokens:
+            i = int(tokens[0])
+            targets = [jp.join(i, "memories", j) for (si, j) in ctx.valid_memories if si == i]
+        else:
+            targets = [jp.join(i, "memories", j) for (i, j) in ctx.valid_memories]
+        for t in targets:
+            codes = ctx.dropped.setdefault(t, [])
+            if code not in codes:
+                codes.append(code)
+
+    # --- fixes on a copy-on-write working output ------------------------------
+    def _apply(self, run: _Run, target: str, base: str, ops: list[dict[str, Any]]) -> None:
+        ctx = run.ctx
+        if target == "record":
+            jp.apply(ctx.record, ops)
+            return
+        if target in ("parse", "output"):
+            # Whole-output fixes: copy everything once, then patch absolute paths.
+            if "all" not in run.copied:
+                ctx.output[:] = copy.deepcopy(ctx.output)
+                run.copied.add("all")
+                run.copied.update(("scene", i) for i in range(len(ctx.output)))
+            jp.apply(ctx.output, ops)
+            return
+        i = ctx.scene_index
+        if ("scene", i) not in run.copied:
+            scene = ctx.output[i]
+            ctx.output[i] = {**scene, "memories": list(scene["memories"])}
+            run.copied.add(("scene", i))
+        scene = ctx.output[i]
+        if target == "memory":
+            j = ctx.memory_index
+            if ("memory", i, j) not in run.copied:
+                scene["memories"][j] = copy.deepcopy(scene["memories"][j])
+                run.copied.add(("memory", i, j))
+            obj = scene["memories"][j]
+        else:
+            obj = scene
+        for op in ops:
+            if op["op"] == "remove" and op["path"] == "":
+                if target == "scene":
+                    run.removed_scenes.add(i)
+                else:
+                    self._drop(run, base, "")
+                continue
+            tokens = jp.split(op["path"])
+            if target == "scene" and tokens[:1] == ["memories"] and len(tokens) > 1 and tokens[1].isdigit():
+                j = int(tokens[1])
+                if ("memory", i, j) not in run.copied:
+                    scene["memories"][j] = copy.deepcopy(scene["memories"][j])
+                    run.copied.add(("memory", i, j))
+            elif tokens and tokens[0] in obj and (id(obj), tokens[0]) not in run.copied and len(tokens) > 1:
+                obj[tokens[0]] = copy.deepcopy(obj[tokens[0]])
+                run.copied.add((id(obj), tokens[0]))
+            jp.apply(obj, [op])
+
+    # --- decide ----------------------------------------------------------------
+    def _records(self, run: _Run, value: list[Any]) -> tuple[list[dict[str, Any]], list[str]]:
+        from .routing import route
+
+        ctx = run.ctx
+        rejected = run.rejected
+        if "" in rejected:
+            return [], []
+        records: list[dict[str, Any]] = []
+        paths: list[str] = []
+        for i, j in ctx.valid_memories:
+            scene_path = jp.join(i)
+            mem_path = jp.join(i, "memories", j)
+            if mem_path in ctx.dropped or i in run.removed_scenes:
+                continue
+            if any(r == scene_path or r == mem_path or r.startswith(mem_path + "/")
+                   or (r.startswith(scene_path + "/") and not r.startswith(scene_path + "/memories/"))
+                   for r in rejected):
+                continue
+            scene = ctx.output[i]
+            memory = ctx.output[i]["memories"][j]
+            record = {k: scene[k] for k in ("scene_id", "new_scene_name", "new_scene_reason") if k in scene}
+            record.update(copy.deepcopy(memory))
+            _, session = ctx.resolve_sources(memory)
+            record["sessionKey"] = session
+            records.append(record)
+            paths.append(mem_path)
+        records = [route(r, ctx) for r in records]
+        kept_records, kept_paths = [], []
+        for k, (record, path) in enumerate(zip(records, paths)):
+            ctx.record = record
+            ctx.record_index = len(kept_records)
+            before = len(run.violations)
+            self._run_target(run, "record", record, path)
+            ctx.record = None
+            faults = {v.action for v in run.violations[before:]}
+            if "reject" in faults or "drop" in faults:
+                continue
+            kept_records.append(record)
+            kept_paths.append(path)
+        return kept_records, kept_paths
+
+    def _finish(self, run: _Run, value: Any, records: list[dict[str, Any]], paths: list[str]) -> Report:
+        ctx = run.ctx
+        if self.config.show_unused_ignores:
+            e = self.engine_rules.get(E002)
+            for prefix in self.config.ignore:
+                if prefix not in run.used_ignores:
+                    run.violations.append(Violation(
+                        E002, e.name if e else "unused-suppression", e.action if e else "warn", "",
+                        f"ignore entry {prefix!r} matched nothing in this run", e.origin if e else "memvet", None))
+        if ctx.secrets:
+            _scrub(run.violations, ctx.secrets)
+        output = self._final_output(run, value)
+        memories = sum(len(s.get("memories") or []) for s in value if isinstance(s, dict)
+                       and isinstance(s.get("memories"), list)) if isinstance(value, list) else 0
+        ok = not any(v.action == "reject" for v in run.violations)
+        dropped = [{"path": p, "codes": codes} for p, codes in sorted(ctx.dropped.items(), key=lambda kv: _order(kv[0]))
+                   if codes]
+        stats = {
+            "scenes": len(value) if isinstance(value, list) else 0,
+            "memories": memories,
+            "records": len(records),
+            "dropped": len(dropped),
+            "fixed": sum(1 for v in run.violations if v.action == "fix"),
+            "rejected": sum(1 for v in run.violations if v.action == "reject"),
+        }
+        return Report(ok=ok, violations=run.violations, records=records, dropped=dropped, output=output,
+                      stats=stats, original=value, record_paths=paths)
+
+    def _final_output(self, run: _Run, value: Any) -> Any:
+        if not isinstance(value, list):
+            return value
+        ctx = run.ctx
+        out = []
+        for i, scene in enumerate(ctx.output):
+            if i in run.removed_scenes:
+                continue
+            if i not in ctx.valid_scenes or not isinstance(scene, dict):
+                out.append(scene)
+                continue
+            memories = [m for j, m in enumerate(scene["memories"])
+                        if jp.join(i, "memories", j) not in ctx.dropped]
+            if not memories and scene["memories"]:
+                continue  # every memory dropped: the scene goes too
+            out.append(scene if len(memories) == len(scene["memories"]) else {**scene, "memories": memories})
+        return out
+
+
+def _absolute(op: dict[str, Any], base: str) -> dict[str, Any]:
+    out = {**op, "path": base + op["path"]}
+    if "from" in op:
+        out["from"] = base + op["from"]
+    return out
+
+
+def _order(pointer: str) -> tuple[Any, ...]:
+    return tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in jp.split(pointer))
+
+
+def _scrub(violations: list[Violation], secrets: dict[str, str]) -> None:
+    for v in violations:
+        for secret, placeholder in secrets.items():
+            if secret in v.message:
+                v.message = v.message.replace(secret, placeholder)
+        if v.fix:
+            for op in v.fix:
+                val = op.get("value")
+                if isinstance(val, str):
+                    for secret, placeholder in secrets.items():
+                        if secret in val:
+                            op["value"] = val = val.replace(secret, placeholder)
+
+
+@cache
+def _default_engine() -> Engine:
+    return Engine(Config())
+
+
+_engines: dict[int, Engine] = {}
+
+
+def engine_for(config: Any) -> Engine:
+    """An Engine for ``config`` (None, Config, dict or path), reused per Config object."""
+    if config is None:
+        return _default_engine()
+    cfg = resolve_config(config)
+    key = id(cfg)
+    eng = _engines.get(key)
+    if eng is None or eng.config is not cfg:
+        eng = Engine(cfg)
+        if len(_engines) > 32:
+            _engines.clear()
+        _engines[key] = eng
+    return eng
+
+
+def validate(output: Any, context: Any, *, config: Any = None, store: Any = None) -> Report:
+    """Check one LLM extraction answer against its batch context.
+
+    ``output``: raw text, bytes or an already parsed value -- never raises
+    for it. ``context``: a dict, :class:`~memvet.context.BatchContext`, JSON
+    text or a path -- raises :class:`~memvet.ContextError` when malformed.
+    ``config``: None (defaults), a :class:`~memvet.Config`, a dict shaped
+    like ``[tool.memvet]`` or a path -- raises :class:`~memvet.ConfigError`.
+    ``store``: an attached memory store, for the conflict check (W007).
+    """
+    return engine_for(config).validate(output, context, store=store)

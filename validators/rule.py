@@ -1,0 +1,90 @@
+"""What a rule is: a small class that asks one question of one target.
+
+A rule names its ``code`` and ``name`` (stable, see RULES.md), the ``target``
+it looks at, its default ``action`` and a pydantic ``Options`` model for its
+config. ``check(target, ctx)`` yields :class:`Finding` objects whose paths
+are relative to the target; the engine makes them absolute, attaches code,
+name and action, applies fixes and isolates crashes (E001).
+
+The docstring of every rule has the sections *What it does*, *Why is this
+bad?*, *Example* and *Use instead*; the examples are executed by the tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    from .engine import RuleContext
+
+Action = Literal["reject", "drop", "fix", "warn"]
+ACTIONS: tuple[Action, ...] = ("reject", "drop", "fix", "warn")
+
+# What a rule looks at:
+#   "parse"   the ParseResult of the raw answer (the S parse-stage rules)
+#   "output"  the whole parsed output (a list of scenes), once per run
+#   "scene"   each well-formed scene dict
+#   "memory"  each well-formed memory dict (ctx.scene is its scene)
+#   "record"  each routed write request (after decide; the W family)
+Target = Literal["parse", "output", "scene", "memory", "record"]
+TARGETS: tuple[Target, ...] = ("parse", "output", "scene", "memory", "record")
+
+
+class NoOptions(BaseModel):
+    """The options of a rule that has none."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RuleOptions(BaseModel):
+    """Base for rule options: unknown keys are config errors."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(slots=True)
+class Finding:
+    """One fault found by a rule, relative to its target.
+
+    ``path``: JSON Pointer relative to the target (``""`` is the target).
+    ``fix``: RFC 6902 operations, paths relative to the target, that make
+    the target acceptable; applied only when the resolved action is ``fix``.
+    ``action``: overrides the rule's default for this one finding (L003 fixes
+    a half-width bar but rejects a missing side).
+    """
+
+    message: str
+    path: str = ""
+    fix: list[dict[str, Any]] | None = None
+    action: Action | None = None
+
+
+class Rule:
+    """Base class of every rule. Subclasses set the class attributes and ``check``."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    target: ClassVar[Target]
+    action: ClassVar[Action]
+    Options: ClassVar[type[BaseModel]] = NoOptions
+
+    def __init__(self, options: BaseModel | None = None):
+        self.options = options if options is not None else self.Options()
+
+    def check(self, target: Any, ctx: RuleContext) -> Iterator[Finding]:  # pragma: no cover - interface
+        raise NotImplementedError
+        yield
+
+    # Helpers shared by many rules -------------------------------------------------
+    @classmethod
+    def origin(cls) -> str:
+        """The module the rule lives in (the report's ``rule`` field)."""
+        return cls.__module__
+
+    @classmethod
+    def summary(cls) -> str:
+        doc = (cls.__doc__ or "").strip()
+        return doc.splitlines()[0] if doc else cls.name

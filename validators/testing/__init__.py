@@ -1,0 +1,1 @@
+"""Tools for plugin authors: case files and Hypothesis strategies."""
