@@ -27,13 +27,13 @@ class OutputNotJson(Rule):
         again.
 
     Example:
-        ```
-        [{"scene_id": "sc0003", "message_ids": ["m41"], "memories": [{"content": "登录接口
+        ```text
+        [{"scene_id": "sc0003", "message_ids": ["m1"], "memories": [{"content": "登录接口
         ```
 
     Use instead:
-        ```
-        [{"scene_id": "sc0003", "message_ids": ["m41"], "memories": []}]
+        ```text
+        []
         ```
     """
 
@@ -59,7 +59,7 @@ class OutputWrapped(Rule):
         ``json.loads`` on the raw text would fail.
 
     Example:
-        ````
+        ````text
         Here are the memories:
         ```json
         []
@@ -67,7 +67,7 @@ class OutputWrapped(Rule):
         ````
 
     Use instead:
-        ```
+        ```text
         []
         ```
     """
@@ -94,12 +94,12 @@ class OutputNotArray(Rule):
         The contract's root is an array; an empty result is ``[]``.
 
     Example:
-        ```
+        ```text
         {"scenes": []}
         ```
 
     Use instead:
-        ```
+        ```text
         []
         ```
     """
@@ -126,13 +126,15 @@ class Schema(Rule):
         Downstream code reads these fields by name and type.
 
     Example:
-        ```
-        [{"message_ids": ["m1"], "memories": [{"content": "x", "type": "note", "priority": 80, "source_message_ids": ["m1"]}]}]
+        user: The CI cache key must include the lockfile hash.
+        ```json
+        {"content": "The CI cache key includes the lockfile hash.", "type": "note", "priority": 80}
         ```
 
     Use instead:
-        ```
-        [{"message_ids": ["m1"], "memories": [{"content": "x", "type": "work_fact", "priority": 80, "source_message_ids": ["m1"]}]}]
+        user: The CI cache key must include the lockfile hash.
+        ```json
+        {"content": "The CI cache key includes the lockfile hash.", "type": "work_fact", "priority": 80}
         ```
     """
 
@@ -158,12 +160,13 @@ class EmptyScene(Rule):
         scene pool.
 
     Example:
-        ```
+        user: 构建缓存的事晚点再说
+        ```json
         [{"new_scene_name": "demo｜构建缓存", "new_scene_reason": "池中没有构建议题", "message_ids": ["m1"], "memories": []}]
         ```
 
     Use instead:
-        ```
+        ```json
         []
         ```
     """
@@ -190,13 +193,19 @@ class SceneMixedForms(Rule):
         meant, so the scene must be asked again.
 
     Example:
-        ```
-        {"scene_id": "sc0003", "new_scene_name": "memory-system｜写入层", "new_scene_reason": "...", ...}
+        pool: sc0003 | memory-system｜L1 提取规则
+        user: L1 提取的 prompt 必须要求模型逐字复制 scene_id
+        ```json
+        {"scene_id": "sc0003", "new_scene_name": "memory-system｜写入层", "new_scene_reason": "池中没有写入层议题",
+         "memories": [{"content": "L1 提取 prompt 要求模型逐字复制 scene_id。", "type": "work_fact", "priority": 80}]}
         ```
 
     Use instead:
-        ```
-        {"scene_id": "sc0003", ...}
+        pool: sc0003 | memory-system｜L1 提取规则
+        user: L1 提取的 prompt 必须要求模型逐字复制 scene_id
+        ```json
+        {"scene_id": "sc0003",
+         "memories": [{"content": "L1 提取 prompt 要求模型逐字复制 scene_id。", "type": "work_fact", "priority": 80}]}
         ```
     """
 
@@ -225,13 +234,17 @@ class SceneIncompleteNew(Rule):
         why no pool scene fits.
 
     Example:
-        ```
-        {"new_scene_name": "Billing API｜超时重试", "message_ids": ["m1"], "memories": [...]}
+        user: Billing API retries must back off exponentially, capped at 30 s.
+        ```json
+        {"new_scene_name": "Billing API｜timeout retries",
+         "memories": [{"content": "Billing API retries back off exponentially, capped at 30 s.", "type": "work_fact", "priority": 80}]}
         ```
 
     Use instead:
-        ```
-        {"new_scene_name": "Billing API｜超时重试", "new_scene_reason": "池中没有计费接口的议题", ...}
+        user: Billing API retries must back off exponentially, capped at 30 s.
+        ```json
+        {"new_scene_name": "Billing API｜timeout retries", "new_scene_reason": "No pool scene covers Billing API retries.",
+         "memories": [{"content": "Billing API retries back off exponentially, capped at 30 s.", "type": "work_fact", "priority": 80}]}
         ```
     """
 
@@ -260,13 +273,19 @@ class SceneNameOnReuse(Rule):
         A copied name can drift from the pool's label and fork the scene.
 
     Example:
-        ```
-        {"scene_id": "sc0003", "scene_name": "memory-system｜L1 提取规则", ...}
+        pool: sc0003 | memory-system｜L1 提取规则
+        user: L1 提取结果里 taskState 只允许 open、done、dropped
+        ```json
+        {"scene_id": "sc0003", "scene_name": "memory-system｜L1 提取规则",
+         "memories": [{"content": "L1 提取结果的 taskState 只取 open、done、dropped。", "type": "work_fact", "priority": 80}]}
         ```
 
     Use instead:
-        ```
-        {"scene_id": "sc0003", ...}
+        pool: sc0003 | memory-system｜L1 提取规则
+        user: L1 提取结果里 taskState 只允许 open、done、dropped
+        ```json
+        {"scene_id": "sc0003",
+         "memories": [{"content": "L1 提取结果的 taskState 只取 open、done、dropped。", "type": "work_fact", "priority": 80}]}
         ```
     """
 
@@ -292,13 +311,16 @@ class SceneUnclassified(Rule):
         It is not, by itself; many of them in a batch hint at a weak prompt.
 
     Example:
-        ```
-        {"message_ids": ["m1"], "memories": [...]}
+        user: 登录流程的回调地址必须走 HTTPS
+        ```json
+        {"memories": [{"content": "登录流程的回调地址只走 HTTPS。", "type": "work_fact", "priority": 80}]}
         ```
 
     Use instead:
-        ```
-        {"new_scene_name": "demo｜登录流程", "new_scene_reason": "池为空", "message_ids": ["m1"], "memories": [...]}
+        user: 登录流程的回调地址必须走 HTTPS
+        ```json
+        {"new_scene_name": "demo｜登录流程", "new_scene_reason": "池为空，新建情境。",
+         "memories": [{"content": "登录流程的回调地址只走 HTTPS。", "type": "work_fact", "priority": 80}]}
         ```
     """
 
@@ -325,12 +347,12 @@ class JsonRepaired(Rule):
         Strict JSON parsers in the pipeline would reject the raw text.
 
     Example:
-        ```
+        ```text
         [{"message_ids": ["m1",], "memories": [{"content": "x", "type": "work_fact", "priority": high, "source_message_ids": ["m1"]}]}]
         ```
 
     Use instead:
-        ```
+        ```text
         [{"message_ids": ["m1"], "memories": [{"content": "x", "type": "work_fact", "priority": 80, "source_message_ids": ["m1"]}]}]
         ```
     """

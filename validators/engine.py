@@ -183,6 +183,10 @@ class Engine:
         if not isinstance(value, list):
             return self._finish(run, value, [], [])
         schema_paths = [v.path for v in run.violations if v.code == S004]
+        if not any(b.code == S004 for b in self.by_target["parse"]):
+            # S004 switched off: still keep malformed parts away from the rules.
+            from .contract import schema_errors
+            schema_paths = [p for p, _ in schema_errors(value)]
         ctx.output = list(value)  # shallow: scenes are copied on first write
         self._mark_valid(ctx, value, schema_paths)
         valid_memories = set(ctx.valid_memories)

@@ -1,0 +1,169 @@
+"""Case files: YAML (or JSON) test cases for one rule, run with only that rule on.
+
+Format (one file per rule or family)::
+
+    rule: I001                    # the code under test (a case may override it)
+    cases:
+      invented_scene_id:
+        kind: fail                # pass | fail | fixed
+        pool: ["sc0003 | memory-system｜L1 提取规则"]
+        messages: ["user: 先把登录接口的返回改成 202"]
+        output: [{"scene_id": "sc0007", "message_ids": ["m1"],
+                  "memories": [{"content": "...", "type": "work_fact",
+                                "priority": 80, "source_message_ids": ["m1"]}]}]
+        expect:
+          - {code: I001, path: /0/scene_id}
+      reused_from_pool:
+        kind: pass
+        ...
+      half_width_bar:
+        kind: fixed
+        output: ...
+        fixed: [...]              # report.output after fixes (optional)
+        expect: [{code: L003, path: /0/new_scene_name}]
+
+Context shortcuts (or give ``context:`` in full, CONTRACT.md section 1):
+``messages`` / ``background``: ``"role: text"`` strings, ids ``m1, m2 ...``
+in order over both lists (background first), one session ``case``, one
+minute apart; ``pool``: ``"id | label"`` strings; ``known_projects``;
+``existing``. A memory's ``source_message_ids`` defaults to every new
+message; a memory alone (an object with ``content``) is wrapped in a new
+scene ``demo｜case``; ``config`` adds rule options (``{rules: {CODE: ...}}``).
+
+- ``fail``: the rule's violations, as ``(code, path)`` pairs, equal ``expect``.
+- ``pass``: the rule raises nothing.
+- ``fixed``: like ``fail``, and the report's ``output`` equals ``fixed``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+import yaml
+
+BASE_MS = 1_795_831_200_000  # 2026-11-28T02:00:00Z
+ROLES = ("user", "assistant", "tool", "system")
+
+
+@dataclass
+class Case:
+    name: str
+    rule: str
+    kind: str
+    context: dict[str, Any]
+    output: Any
+    expect: list[tuple[str, str]] = field(default_factory=list)
+    fixed: Any = None
+    has_fixed: bool = False
+    config: dict[str, Any] = field(default_factory=dict)
+    source: str = ""
+
+    @property
+    def id(self) -> str:
+        return f"{self.rule}:{self.name}"
+
+
+def parse_message_lines(lines: list[str], *, session: str = "case", start: int = 1) -> list[dict[str, Any]]:
+    out = []
+    for n, line in enumerate(lines, start):
+        role, sep, text = line.partition(":")
+        if not sep or role.strip() not in ROLES:
+            raise ValueError(f"message line must start with one of {ROLES}: {line!r}")
+        out.append({"id": f"m{n}", "sessionKey": session, "role": role.strip(), "content": text.strip(),
+                    "timestamp": BASE_MS + 60_000 * (n - 1), "recordedAt": BASE_MS + 60_000 * (n - 1) + 300_000})
+    return out
+
+
+def build_context(spec: dict[str, Any]) -> dict[str, Any]:
+    if "context" in spec:
+        return copy.deepcopy(spec["context"])
+    background = parse_message_lines(spec.get("background", []))
+    messages = parse_message_lines(spec.get("messages", []), start=len(background) + 1)
+    ctx: dict[str, Any] = {"messages": messages, "background": background}
+    pool = spec.get("pool", [])
+    ctx["scenePool"] = [{"id": e.partition("|")[0].strip(), "label": e.partition("|")[2].strip()} for e in pool]
+    ctx["knownProjects"] = spec.get("known_projects", ["demo"])
+    if "existing" in spec:
+        ctx["existing"] = spec["existing"]
+    return ctx
+
+
+def build_output(output: Any, context: dict[str, Any]) -> Any:
+    """Fill the shortcuts: a lone memory becomes a scene; sources default to every new message."""
+    if isinstance(output, str):
+        return output  # raw text: the parse stage is under test
+    output = copy.deepcopy(output)
+    ids = [m["id"] for m in context.get("messages", [])]
+    if isinstance(output, dict) and "content" in output:
+        output = {"new_scene_name": "demo｜case", "new_scene_reason": "场景池为空，新建情境。", "memories": [output]}
+    if isinstance(output, dict) and "memories" in output:
+        output = [output]
+    if isinstance(output, list):
+        for scene in output:
+            if isinstance(scene, dict) and isinstance(scene.get("memories"), list):
+                scene.setdefault("message_ids", list(ids))
+                for mem in scene["memories"]:
+                    if isinstance(mem, dict):
+                        mem.setdefault("source_message_ids", list(ids))
+    return output
+
+
+def _case(name: str, rule: str, spec: dict[str, Any], source: str) -> Case:
+    kind = spec.get("kind", "fail" if spec.get("expect") else "pass")
+    if kind not in ("pass", "fail", "fixed"):
+        raise ValueError(f"{source}: case {name!r}: kind must be pass, fail or fixed")
+    context = build_context(spec)
+    output = build_output(spec["output"], context)
+    expect = [(e["code"], e.get("path", "")) for e in spec.get("expect", [])]
+    return Case(name=name, rule=spec.get("rule", rule), kind=kind, context=context, output=output,
+                expect=expect, fixed=spec.get("fixed"), has_fixed="fixed" in spec,
+                config=spec.get("config", {}), source=source)
+
+
+def load_cases(path: str | Path) -> list[Case]:
+    """Read a YAML or JSON case file."""
+    path = Path(path)
+    text = path.read_text("utf-8")
+    data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    rule = data.get("rule", "")
+    return [_case(name, rule, spec, str(path)) for name, spec in (data.get("cases") or {}).items()]
+
+
+def iter_case_files(folder: str | Path) -> Iterator[Case]:
+    for path in sorted(Path(folder).glob("*.y*ml")) + sorted(Path(folder).glob("*.json")):
+        yield from load_cases(path)
+
+
+def case_config(case: Case) -> dict[str, Any]:
+    """Only the rule under test is on."""
+    cfg = {"select": [case.rule]}
+    cfg.update(copy.deepcopy(case.config))
+    cfg["select"] = [case.rule]
+    return cfg
+
+
+def run_case(case: Case, *, plugins: tuple[Any, ...] = ()) -> None:
+    """Run one case; raise AssertionError with a readable diff when it fails."""
+    from memvet.config import config_from_dict
+    from memvet.engine import Engine
+    from memvet.registry import build_registry
+
+    registry = build_registry(plugins=plugins) if plugins else None
+    engine = Engine(config_from_dict(case_config(case)), registry)
+    report = engine.validate(case.output, case.context)
+    got = sorted((v.code, v.path) for v in report.violations if v.code == case.rule or
+                 v.code in {c for c, _ in case.expect})
+    crashes = [v.message for v in report.violations if v.code == "E001"]
+    assert not crashes, f"{case.id}: the rule crashed: {crashes}"
+    if case.kind == "pass":
+        assert not got, f"{case.id}: expected no {case.rule} finding, got {got}"
+        return
+    assert got == sorted(case.expect), f"{case.id}: expected {sorted(case.expect)}, got {got}"
+    if case.kind == "fixed" and case.has_fixed:
+        assert report.output == case.fixed, (
+            f"{case.id}: output after fixes differs:\n  expected {json.dumps(case.fixed, ensure_ascii=False)}\n"
+            f"  got      {json.dumps(report.output, ensure_ascii=False)}")
