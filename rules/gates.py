@@ -1,1 +1,434 @@
-"""Family module; rules are added here."""
+"""G -- seed 000's three value gates (宁缺毋滥: better one memory too few).
+
+Each gate asks ONE question of one memory; a memory that fails is dropped:
+
+====  ==========  =====================================================
+G001  stripping   without names, paths, hashes and numbers, is anything
+                  left that guides a later action, or only a change log?
+G002  one-time    is it a reading, a progress figure or one day's
+                  snapshot that will go stale?
+G003  provenance  does it only say where to look, or restate what a
+                  file, commit or README already says?
+====  ==========  =====================================================
+
+The gates must never drop what seed 000 says to keep: root causes and
+pitfalls, decisions with their reasons, the user's lasting preferences and
+taboos, facts that would need a new investigation, cross-session
+conclusions. So every gate first looks for those "keep" signals (a reason,
+a rule, a condition, a problem that was fixed, a decision) and stays quiet
+when it finds one. A ``work_task`` is follow-up work, never a change log or
+a bare pointer, and it is not a snapshot merely because it is dated.
+
+The gates are heuristics over word classes and sentence structure, never
+over particular sentences; all word lists are options. A memory whose value
+needs judgment beyond them is left for the optional LLM judge.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator
+
+from memvet.rule import Finding, Rule, RuleOptions
+from memvet.rules import _text, lexicon
+from memvet.rules.method import NORMATIVE, NOT_NORMATIVE
+
+TASK, METHOD = "work_task", "work_method"
+
+# --- what seed 000 says must be kept -----------------------------------------------
+
+REASONS = [
+    "因为", "由于", "理由", "依据", "根因", "原因是", "原因在于", "导致", "以免", "以防", "避免", "防止", "否则",
+    "所以", "因此", "为了", "是为了", "才能", "才会", "只有", "不会", "就会", "会被", "意味着",
+    "because", "since", "due to", "so that", "root cause", "caused by", "causes", "otherwise", "to avoid",
+    "to prevent", "in order to", "which means", "the reason", "leads to", "as a result", ", so", "therefore",
+    "only when", "unless", "whereas",
+]
+CONDITIONS = ["如果", "若", "一旦", "每当", "当", "when", "whenever", "if", "once"]
+PROBLEMS = [
+    "修复", "问题", "bug", "故障", "坑", "报错", "错误", "失败", "异常", "崩溃", "泄漏", "死锁", "回归",
+    "fix", "fixed", "fixes", "issue", "regression", "error", "fails", "failed", "broke", "broken", "crash",
+    "leak", "deadlock", "pitfall",
+]
+DECISIONS = [
+    "决定", "决策", "选定", "选用", "约定", "规定", "采用", "要求", "否决", "是否", "待确认", "正在评估", "评估",
+    "decided", "decision", "chose", "agreed", "convention", "adopted", "requires", "required", "whether",
+    "pending", "under evaluation", "vetoed", "rejected",
+]
+LASTING = [
+    "默认", "上限", "下限", "阈值", "基线", "基准", "对比", "长期", "始终", "一直", "永不", "配额", "限制",
+    "default", "limit", "cap", "capped", "threshold", "baseline", "benchmark baseline", "quota", "by design",
+]
+
+
+class _Gate(Rule):
+    target = "memory"
+    action = "drop"
+
+    #: Memory types the gate never judges.
+    skip_types: tuple[str, ...] = ()
+
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        content = memory.get("content")
+        if not isinstance(content, str) or not content.strip() or memory.get("type") in self.skip_types:
+            return
+        problem = self.problem(content, memory)
+        if problem:
+            yield Finding(problem, path="/content")
+
+    def problem(self, content: str, memory: dict[str, Any]) -> str | None:  # pragma: no cover
+        raise NotImplementedError
+
+
+def _compile(words: list[str]) -> re.Pattern[str] | None:
+    return lexicon.compile_words(words)
+
+
+# --- G001 ---------------------------------------------------------------------------
+
+
+class StrippingTest(_Gate):
+    """A change log or process record: nothing left once the specifics go.
+
+    What it does:
+        Blanks out names, paths, file names, hashes, versions, numbers and
+        identifiers (seed 000's stripping test), then looks at what is left.
+        It fails when a change verb remains (改为/换成/升级到/新增了/删除了/
+        完成了, "renamed", "replaced", "bumped") and nothing that guides a
+        later action does: no reason, rule, condition, fixed problem or
+        decision. ``work_task`` (follow-up work) and ``work_method`` (checked
+        by the M rules) are not judged.
+
+    Why is this bad?
+        "utils/format.ts 的 moment 已换成 dayjs" is in git history; as a
+        memory it takes recall budget every turn and guides nothing. A
+        change *with its reason* ("换成 pino，因为 winston 序列化吃掉三成
+        CPU") is a decision and is kept.
+
+    Example:
+        user: 把 utils/format.ts 里的 moment 全换成 dayjs
+        ```json
+        {"content": "utils/format.ts 中的 moment 调用已全部替换为 dayjs，并删除了 3 个未被调用的函数。", "type": "work_fact",
+         "priority": 80, "metadata": {"work_object": "utils/format.ts"}}
+        ```
+        user: Rename getById to findById across the user service.
+        ```json
+        {"content": "UserService.getById was renamed to findById and all 14 call sites were updated.", "type": "work_fact",
+         "priority": 80}
+        ```
+
+    Use instead:
+        user: 日志库换成 pino 吧，压测时 winston 光序列化就吃掉三成 CPU。
+        ```json
+        {"content": "用户决定将日志库从 winston 换成 pino，理由是压测中 winston 的序列化开销约占 30% CPU。", "type": "work_fact",
+         "priority": 80}
+        ```
+        user: We're moving the job queue from RabbitMQ to Redis Streams; we already run Redis.
+        ```json
+        {"content": "The job queue moves from RabbitMQ to Redis Streams because Redis is already operated.", "type": "work_fact",
+         "priority": 80}
+        ```
+    """
+
+    code = "G001"
+    name = "stripping-test"
+    skip_types = (TASK, METHOD)
+
+    class Options(RuleOptions):
+        change_verbs: list[str] = [
+            "改为", "改成", "换成", "换为", "替换为", "替换成", "升级到", "升级为", "升级至", "升到", "降级到", "降到",
+            "迁移到", "迁移至", "切换到", "切换为", "切到", "重命名", "更名为", "新增了", "增加了", "添加了", "加上了",
+            "删除了", "删掉了", "移除了", "去掉了", "完成了", "已完成", "已合入", "已合并", "已提交", "已上线",
+            "已部署", "更新了", "调整了", "修改了", "重构了", "格式化", "已替换", "已升级", "已迁移", "已删除",
+            "更新为", "更新到", "升级了", "改用了", "已改用", "换用了", "引入了", "接入了", "补充了", "补上了",
+            "提交了", "合并了", "已重命名", "已更新", "已调整", "已修改", "已移除",
+            "renamed", "replaced", "upgraded", "downgraded", "bumped", "migrated", "switched", "moved", "added",
+            "removed", "deleted", "updated", "changed", "refactored", "merged", "landed", "completed",
+            "introduced", "reformatted", "formatted", "converted", "rewrote", "rewritten", "cleaned up",
+        ]
+        keep_markers: list[str] = REASONS + CONDITIONS + PROBLEMS + DECISIONS + NORMATIVE
+        not_keep: list[str] = NOT_NORMATIVE
+
+    def __init__(self, options: Any = None):
+        super().__init__(options)
+        o = self.options
+        self._change = _compile(o.change_verbs)
+        self._keep = _compile(o.keep_markers)
+        self._not_keep = _compile(o.not_keep)
+
+    def problem(self, content: str, memory: dict[str, Any]) -> str | None:
+        stripped = _text.strip_specifics(content)
+        change = self._change.search(stripped) if self._change is not None else None
+        if change is None:
+            return None
+        rest = _text.mask(self._not_keep, stripped)
+        if self._keep is not None and self._keep.search(rest):
+            return None
+        return (f"a change log ({change.group(0)!r}): once names, files, commits and numbers are removed nothing "
+                "guides a later action; git history already holds it (keep it only with its reason or lesson)")
+
+
+# --- G002 ---------------------------------------------------------------------------
+
+# A number with a unit of measure or a share: "181 ms", "60%", "3200 QPS", "5 次".
+_READING = re.compile(
+    r"(?<![\w.])\d+(?:[.,]\d+)*\s?(?:%|ms|s\b|sec|秒|毫秒|分钟|min\b|小时|h\b|qps|rps|tps|req/s|次|轮|遍|runs?\b|"
+    r"times\b|passes\b|行|rows?\b|条|万|gb\b|mb\b|kb\b)",
+    re.IGNORECASE)
+# A bare number that is a value: not a list marker ("1."), a version or part of a name.
+_ANY_NUMBER = re.compile(r"(?<![\w.#/-])\d+(?:[.,]\d+)?(?![\w/-]|\.\d|\.\s|\)\s)")
+_DATES = re.compile(r"\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?|\d{1,2}\s*月\s*\d{1,2}\s*[日号]?|"
+                    r"\d{1,2}:\d{2}|\d{1,2}\s*(?:点|am\b|pm\b)", re.IGNORECASE)
+
+
+def _without_dates(text: str) -> str:
+    """Dates and clock times are not readings ("今天 18:00 前" is a deadline)."""
+    return _DATES.sub(" ", text)
+
+
+_SHARE = re.compile(r"\d+(?:\.\d+)?\s?%|\d+\s?/\s?\d+|\d+\s+(?:out\s+)?of\s+\d+", re.IGNORECASE)
+
+
+class OneTimeTest(_Gate):
+    """A reading, a progress figure or one day's snapshot that will go stale.
+
+    What it does:
+        Fails on any of these shapes, unless the memory also carries a
+        reason, a rule, a default/limit/baseline or a decision:
+
+        * a point-in-time marker (今天/刚才/目前, "today", "so far") with a
+          reading (a number with a unit) or a run outcome (全绿, "passed");
+        * a progress figure: a share (60%, 120/200) with a progress word
+          (进度/跑到, "progress", "ETA");
+        * a measurement word (耗时/延迟/QPS, "took", "latency") right before
+          a number, and nothing else;
+        * a status dump: a fenced block introduced as a state (状态/status).
+
+        A ``work_task`` is not a snapshot by being dated: only a progress
+        figure or a time-marked reading makes it one.
+
+    Why is this bad?
+        "目前进度 60%" is wrong tomorrow. Stored, it is recalled as current
+        and misleads; the tool that produced it can produce it again.
+
+    Example:
+        user: 压测结果怎么样？
+        ```json
+        {"content": "今天的压测 QPS 约 3200，p99 延迟 181 ms。", "type": "work_fact", "priority": 80}
+        ```
+        user: Run the websocket reconnect test a few times and see if it still flakes.
+        ```json
+        {"content": "test_ws_reconnect passed 5 consecutive runs today and the flake did not reproduce.",
+         "type": "work_fact", "priority": 80}
+        ```
+
+    Use instead:
+        user: 支付回调幂等 12 月 4 号前必须上线
+        ```json
+        {"content": "用户需要在 2026-12-04 前完成并上线支付回调的幂等改造。", "type": "work_task", "priority": 85,
+         "metadata": {"deadline": "2026-12-04T23:59:59+08:00"}}
+        ```
+        user: Why does the Gradle cache never hit on CI?
+        ```json
+        {"content": "GitHub Actions caches are capped at 10 GB per repository, so caching the whole ~/.gradle directory is evicted on every run.",
+         "type": "work_fact", "priority": 80}
+        ```
+    """
+
+    code = "G002"
+    name = "one-time-test"
+
+    class Options(RuleOptions):
+        #: Markers of one moment: with any number or outcome they make a snapshot.
+        point_in_time: list[str] = [
+            "今天", "今日", "今晚", "今早", "今天下午", "昨天", "昨晚", "刚才", "刚刚", "此刻", "这会儿",
+            "today", "tonight", "yesterday", "this morning", "this afternoon", "this evening", "just now",
+            "right now", "as of today",
+        ]
+        #: Weaker "as it stands" markers: a snapshot only with a reading or an outcome.
+        as_it_stands: list[str] = ["目前", "截至", "截止目前", "当下", "眼下", "现阶段", "currently", "so far",
+                                   "at the moment", "as of now", "at present", "for the time being"]
+        outcomes: list[str] = [
+            "通过", "全绿", "绿了", "全过", "复现", "跑完", "跑通", "成功", "失败", "报错", "挂了", "挂掉",
+            "passed", "passing", "failed", "failing", "green", "reproduce", "reproduced", "flaked", "succeeded",
+            "went through", "is down", "is up",
+        ]
+        progress: list[str] = ["进度", "跑到", "完成度", "已完成", "完成了", "剩余", "预计", "还剩", "已处理", "处理到",
+                               "progress", "eta", "remaining", "done", "complete", "completed", "finished",
+                               "to go", "processed", "so far"]
+        measurements: list[str] = ["耗时", "用时", "延迟", "时延", "吞吐", "吞吐量", "响应时间", "qps", "tps", "rps",
+                                   "p50", "p90", "p95", "p99", "内存占用", "cpu 占用", "显存", "准确率", "召回率",
+                                   "命中率", "覆盖率", "错误率", "成功率", "loss", "took", "latency", "throughput",
+                                   "elapsed", "duration", "response time", "memory usage", "accuracy",
+                                   "hit rate", "error rate", "success rate", "coverage"]
+        state_words: list[str] = ["状态", "现状", "运行情况", "status", "state", "current state"]
+        keep_markers: list[str] = REASONS + DECISIONS + LASTING + NORMATIVE
+        not_keep: list[str] = NOT_NORMATIVE
+
+    def __init__(self, options: Any = None):
+        super().__init__(options)
+        o = self.options
+        self._when = _compile(o.point_in_time)
+        self._stands = _compile(o.as_it_stands)
+        self._outcome = _compile(o.outcomes)
+        self._progress = _compile(o.progress)
+        self._state = _compile(o.state_words)
+        self._keep = _compile(o.keep_markers)
+        self._not_keep = _compile(o.not_keep)
+        measure = _compile(o.measurements)
+        self._measure = (re.compile(rf"(?:{measure.pattern})[^\d\n。；;]{{0,12}}\d", re.IGNORECASE)
+                         if measure is not None else None)
+
+    def problem(self, content: str, memory: dict[str, Any]) -> str | None:
+        prose = _prose(content)
+        dump = _dump_share(content) >= 0.5
+        if dump and self._state is not None and (m := self._state.search(prose)):
+            return (f"a point-in-time state dump ({m.group(0)!r} followed by raw output); it is stale as soon as "
+                    "it is written -- keep the cause, not the readout")
+        keep = self._keep is not None and self._keep.search(_text.mask(self._not_keep, prose))
+        if keep:
+            return None
+        share = _SHARE.search(prose)
+        if share and self._progress is not None and (m := self._progress.search(prose)):
+            return f"a progress figure ({share.group(0)!r}, {m.group(0)!r}); it goes stale at once"
+        when = self._when.search(prose) if self._when is not None else None
+        stands = self._stands.search(prose) if self._stands is not None else None
+        if when is not None or stands is not None:
+            reading = _READING.search(prose) or (self._outcome.search(prose) if self._outcome else None)
+            if reading is None and when is not None and memory.get("type") != TASK:
+                reading = _ANY_NUMBER.search(_without_dates(_text.mask_code(prose)))
+            when = when or stands
+            if reading is not None:
+                return (f"one moment's snapshot ({when.group(0)!r} … {reading.group(0).strip()!r}); "
+                        "it will be stale by the next session")
+        if memory.get("type") != TASK and self._measure is not None:
+            m = self._measure.search(prose)
+            if m is not None:
+                return (f"a one-off reading ({m.group(0).strip()!r}); keep it only as a named baseline or with "
+                        "the lasting limit it shows")
+        return None
+
+
+# --- G003 ---------------------------------------------------------------------------
+
+# A pointer to something in the repository: a path, a file name, a location word.
+_PATHISH = re.compile(r"[\w.-]+/[\w./-]+|\b[\w-]+\.(?:md|rst|txt|ts|tsx|js|jsx|py|go|rs|java|kt|rb|json|ya?ml|toml|"
+                      r"ini|cfg|conf|env|sql|sh|lock|xml|html|css|proto)\b", re.ASCII)
+# Bare 见 pointing at a named thing: "见 src/x.ts", "见 wiki", "见《手册》".
+_SEE_ZH = re.compile(r"(?<![意常可看遇少罕偏预听瞧])见\s*(?=[A-Za-z0-9_./`\"'“《「])")
+# "See X" as an instruction (sentence start or aside), not "I can see".
+_SEE_EN = re.compile(r"(?:^|(?<=[(\[;:.,!?]))\s*(?:see|cf\.)\s+(?=\S)", re.IGNORECASE)
+# "在 docs/deploy.md 里", "is in docs/deploy.md": a location and nothing else.
+_LOCATED = re.compile(
+    r"[在于]\s*`?(?:[\w.-]+/[\w./-]+|[\w-]+\.[a-z]{1,5})`?\s*(?:文件)?\s*(?:里|中|内|下)"
+    r"|\b(?:is|are|lives?|sits?|kept|stored)\s+(?:in|under|at)\s+`?(?:[\w.-]+/[\w./-]+|[\w-]+\.[a-z]{1,5})\b",
+    re.IGNORECASE)
+
+
+class ProvenanceTest(_Gate):
+    """Only where to look, or a restatement of what the repository says.
+
+    What it does:
+        Fails when the content points at a source in the repository -- a
+        path, a file, README, a wiki page, a commit message -- with pointer
+        or restatement phrasing (见/详见/写在/定义在/写明, "see", "defined
+        in", "the commit message says") and adds no explanation: no reason,
+        condition, rule, decision or role of its own.
+
+    Why is this bad?
+        Seed 000's provenance test: what ``grep`` or ``git show`` returns in
+        a second is not worth a memory; "配置见 config.yaml" is never what a
+        later task recalls. A file named *with* the mechanism it explains
+        ("插件只有在 registry.ts 里 app.use 过才会加载") is kept.
+
+    Example:
+        user: 上面那几个错误码都在哪定义的？
+        ```json
+        {"content": "登录模块错误码的完整定义见 src/errors/codes.ts。", "type": "work_fact", "priority": 80}
+        ```
+        user: What did 9b0c3e7 change?
+        ```json
+        {"content": "The commit message of 9b0c3e7 says it handles expired refresh tokens by forcing a re-login.",
+         "type": "work_artifact", "priority": 80, "metadata": {"artifact_type": "commit", "artifact_ref": "9b0c3e7"}}
+        ```
+
+    Use instead:
+        user: 插件到底从哪加载的？新建的 rate_limit.ts 没生效
+        ```json
+        {"content": "服务端插件不做目录自动发现：只有在 server/plugins/registry.ts 的 register() 中 app.use 过的插件才会加载。",
+         "type": "work_fact", "priority": 80}
+        ```
+        user: Looks right. Merge the ADR; it is the reference for anyone touching cache code.
+        ```json
+        {"content": "docs/adr/0012-read-through-cache.md is the accepted ADR for the read-through cache and must be followed by future cache changes.",
+         "type": "work_artifact", "priority": 80, "metadata": {"artifact_type": "doc", "artifact_ref": "docs/adr/0012-read-through-cache.md"}}
+        ```
+    """
+
+    code = "G003"
+    name = "provenance-test"
+    skip_types = (TASK,)
+
+    class Options(RuleOptions):
+        pointer_phrases: list[str] = [
+            "详见", "参见", "参看", "请见", "请看", "见于", "写在", "定义在", "记录在", "列在", "配置在", "放在",
+            "写明", "写着", "写道", "里写了", "中写了", "中说明", "里说明", "里有说明", "里提到", "中提到", "说的是",
+            "refer to", "documented in", "defined in", "described in", "listed in", "lives in",
+            "can be found in", "is found in", "look up", "look in", "says", "states that", "according to",
+            "per the", "is in the", "are in the", "the commit message",
+        ]
+        source_words: list[str] = [
+            "README", "wiki", "文档", "页面", "注释", "commit message", "提交信息", "changelog", "plan", "计划",
+            "配置文件", "字段", "章节", "一节", "手册", "docs", "documentation", "page", "comment", "commit",
+            "section", "file", "config", "manual", "runbook",
+        ]
+        explanation_markers: list[str] = REASONS + CONDITIONS + DECISIONS + NORMATIVE + [
+            "核心", "模板", "参考实现", "基准", "template", "reference implementation", "accepted", "canonical",
+            "source of truth", "不是", "而不是", "instead of", "not the",
+        ]
+        not_explanation: list[str] = NOT_NORMATIVE
+
+    def __init__(self, options: Any = None):
+        super().__init__(options)
+        o = self.options
+        self._pointer = _compile(o.pointer_phrases)
+        self._source = _compile(o.source_words)
+        self._explain = _compile(o.explanation_markers)
+        self._not_explain = _compile(o.not_explanation)
+
+    def problem(self, content: str, memory: dict[str, Any]) -> str | None:
+        pointer = ((self._pointer.search(content) if self._pointer is not None else None)
+                   or _SEE_ZH.search(content) or _SEE_EN.search(content) or _LOCATED.search(content))
+        if pointer is None:
+            return None
+        source = _PATHISH.search(content) or (self._source.search(content) if self._source is not None else None)
+        if source is None:
+            return None
+        # Explanations are judged on the prose, without the quoted names and paths.
+        rest = _text.mask(self._not_explain, _text.strip_specifics(content))
+        if self._explain is not None and self._explain.search(rest):
+            return None
+        return (f"it only says where to look ({pointer.group(0).strip()!r} {source.group(0)!r}) or restates what "
+                "the repository already says; grep or git show gets it back -- keep only what needs explaining")
+
+
+# --- helpers shared with Q002 ---------------------------------------------------------
+
+
+def _prose(content: str) -> str:
+    """The content without its fenced blocks."""
+    spans = _text.fenced_spans(content)
+    if not spans:
+        return content
+    out, last = [], 0
+    for start, end in spans:
+        out.append(content[last:start])
+        last = end
+    out.append(content[last:])
+    return " ".join(out)
+
+
+def _dump_share(content: str) -> float:
+    from memvet.rules.quality import raw_share
+
+    return raw_share(content)

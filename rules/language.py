@@ -1,1 +1,723 @@
-"""Family module; rules are added here."""
+"""L -- language and labels: right language, self-contained text, good scene labels.
+
+Seed 000 asks three things of the free text an extractor writes: it is in
+the dominant language of the conversation, every memory can be understood
+outside that conversation (no 这个/那个/上面说的), and a new scene's label is
+``{项目}｜{议题}`` -- a stable topic, never today's activity, status or
+date -- with a one-sentence reason.
+
+Every word list is an option with Chinese and English defaults, matched
+with lexicon semantics (:mod:`memvet.rules._wordmatch`, the faster matcher
+over :mod:`memvet.rules.lexicon`); the language measure lives in
+:mod:`memvet.rules._langdetect`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator
+
+from memvet.rule import Finding, Rule, RuleOptions
+from memvet.rules._wordmatch import option_matcher
+from memvet.rules._langdetect import LangCounts, language_of, measure
+
+BAR = "｜"
+# Bars a model types instead of the full-width one: ASCII, box drawing, CJK stroke, divides, broken bar.
+_LOOKALIKE_BARS = "|│┃丨∣¦"
+_ANY_BAR = re.compile(f"[{BAR}{re.escape(_LOOKALIKE_BARS)}]")
+_FREE_TEXT_SCENE_KEYS = ("new_scene_name", "new_scene_reason")
+
+
+def split_scene_name(name: str) -> tuple[str, str] | None:
+    """``(project, topic)`` around the first bar of any kind, stripped; None without a bar."""
+    m = _ANY_BAR.search(name)
+    if m is None:
+        return None
+    return name[:m.start()].strip(), name[m.end():].strip()
+
+
+def _scene_memories(scene: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The scene's memories that carry text (the schema keeps malformed ones away in practice)."""
+    memories = scene.get("memories")
+    if isinstance(memories, list):
+        for j, memory in enumerate(memories):
+            if isinstance(memory, dict) and isinstance(memory.get("content"), str):
+                yield j, memory
+
+
+# --- L001 ----------------------------------------------------------------------------
+
+
+class LanguageMismatch(Rule):
+    """Free text is not in the dominant language of the new messages.
+
+    What it does:
+        Decides the batch's language once, from the prose of its new
+        ``user`` and ``assistant`` messages -- code blocks, inline code,
+        URLs, paths, identifiers (``snake_case``, ``camelCase``, dotted
+        names, acronyms), numbers and log lines removed, tool messages left
+        out -- and then checks each memory's ``content``, the topic side of
+        ``new_scene_name`` and ``new_scene_reason``.
+
+        Both are measured in word units: an English word is one unit, 1.6
+        Chinese characters are one (inside a Chinese clause an English term
+        that is not a function word counts 0.3, so "先 docker compose up 再
+        make dev" stays Chinese). The batch is Chinese when at least
+        ``batch_zh_at_least`` (0.65) of its units are Chinese, English when
+        at most ``batch_en_at_most`` (0.35) are, and mixed in between: a
+        mixed batch, or one with less than ``min_batch_units`` of prose, is
+        never judged. A text is judged only with at least ``min_text_units``
+        units; it is English when at most ``text_en_at_most`` (0.25) of them
+        are Chinese and Chinese when at least ``text_zh_at_least`` (0.6)
+        are. A Chinese sentence full of English names is Chinese; only text
+        clearly in the other language is rejected.
+
+    Why is this bad?
+        Seed 000 wants every free-text field in the language the people
+        talk in; a recall layer that mixes languages matches worse and
+        reads worse in the prompt it feeds.
+
+    Example:
+        user: 登录接口的超时统一改成 30 秒，网关那边也一样
+        assistant: 好的，网关和登录接口的超时都按 30 秒配置。
+        ```json
+        {"content": "The login API and the gateway both time out after 30 seconds.", "type": "work_fact", "priority": 80}
+        ```
+
+        user: The billing service must retry webhooks at most five times.
+        ```json
+        {"new_scene_name": "billing｜webhook 重试", "new_scene_reason": "No pool scene covers webhook retries.",
+         "memories": [{"content": "计费服务的 webhook 最多重试五次。", "type": "work_fact", "priority": 80}]}
+        ```
+
+    Use instead:
+        user: 登录接口的超时统一改成 30 秒，网关那边也一样
+        assistant: 好的，网关和登录接口的超时都按 30 秒配置。
+        ```json
+        {"content": "登录接口和网关的超时都是 30 秒（login_timeout=30s）。", "type": "work_fact", "priority": 80}
+        ```
+
+        user: The billing service must retry webhooks at most five times.
+        ```json
+        {"new_scene_name": "billing｜webhook retries", "new_scene_reason": "No pool scene covers webhook retries.",
+         "memories": [{"content": "The billing service retries a webhook at most five times.", "type": "work_fact", "priority": 80}]}
+        ```
+    """
+
+    code = "L001"
+    name = "language-mismatch"
+    target = "scene"
+    action = "reject"
+
+    class Options(RuleOptions):
+        batch_zh_at_least: float = 0.65
+        batch_en_at_most: float = 0.35
+        min_batch_units: float = 4.0
+        text_zh_at_least: float = 0.6
+        text_en_at_most: float = 0.25
+        min_text_units: float = 2.0
+
+    def _batch_language(self, ctx: Any) -> str:
+        def compute() -> str:
+            total = LangCounts()
+            for message in ctx.batch.messages:
+                if message.role in ("user", "assistant"):
+                    total = total + measure(message.content)
+            if total.units < self.options.min_batch_units:
+                return "none"
+            return language_of(total, zh_at_least=self.options.batch_zh_at_least,
+                               en_at_most=self.options.batch_en_at_most)
+        o = self.options
+        return ctx.memo(f"L001.batch-language:{o.batch_zh_at_least}:{o.batch_en_at_most}:{o.min_batch_units}", compute)
+
+    def _text_language(self, text: str) -> str:
+        counts = measure(text, drop_log_lines=False)
+        if counts.units < self.options.min_text_units:
+            return "none"
+        return language_of(counts, zh_at_least=self.options.text_zh_at_least,
+                           en_at_most=self.options.text_en_at_most)
+
+    def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        batch = self._batch_language(ctx)
+        if batch not in ("zh", "en"):
+            return
+        expected = "Chinese" if batch == "zh" else "English"
+        texts: list[tuple[str, str, str]] = []
+        name = scene.get("new_scene_name")
+        if isinstance(name, str):
+            parts = split_scene_name(name)
+            texts.append(("/new_scene_name", "the scene topic", parts[1] if parts else name))
+        reason = scene.get("new_scene_reason")
+        if isinstance(reason, str):
+            texts.append(("/new_scene_reason", "new_scene_reason", reason))
+        for j, memory in _scene_memories(scene):
+            texts.append((f"/memories/{j}/content", "content", memory["content"]))
+        for path, what, text in texts:
+            found = self._text_language(text)
+            if found in ("zh", "en") and found != batch:
+                written = "Chinese" if found == "zh" else "English"
+                yield Finding(f"{what} is written in {written}, but the new messages are mostly {expected}; "
+                              f"write it in {expected}", path=path)
+
+
+# --- L002 ----------------------------------------------------------------------------
+
+_ZH_BEFORE_NAME = re.compile(r"\s*[A-Za-z`'\"“「『《(（/]")
+_EN_NAME = re.compile(r"[`'\"“(]|[A-Z]|\S*[0-9_./:#@]\S")
+_NAME_INSIDE = re.compile(r"[0-9_/.:#@]")
+_CLAUSE_END = re.compile(r"[，,；;。.!?！？：:\n]")
+_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'-]*")
+
+
+class ContextDependent(Rule):
+    """Content leans on the conversation instead of naming its object.
+
+    What it does:
+        Looks for three kinds of pointer into the chat:
+
+        * ``conversation_refs`` -- phrases that only make sense inside the
+          conversation wherever they stand (刚才, 上面说的, 之前提到的,
+          "as discussed", "as mentioned above");
+        * ``leading_refs`` -- words that point backwards (上述, 前述, "the
+          above", "aforementioned"); inside the content they may point at an
+          earlier clause of the same text, so they count only in the first
+          clause;
+        * a demonstrative (这个/那个/这些/该…, this/that/these/those)
+          followed, within a few characters or two words, by a generic noun
+          (``generic_nouns``: 接口, 脚本, 方案, file, function, approach...).
+
+        A demonstrative is fine when the object is named anyway: a name
+        right after it or after the noun ("这个 `retry()` 函数", "this file
+        (src/app.py)"), a term or quotation right before it ("“改了配置不生效”
+        这类问题", "Redis 这个组件"), the same noun earlier in the content
+        (anaphora inside the text), or a noun of the project's own scope
+        (这个仓库, "this repository"). "and above" / "80% 以上" are not
+        pointers.
+
+    Why is this bad?
+        A memory is recalled weeks later, in another conversation: "那个定时
+        任务" or "the above approach" then names nothing. Seed 000 asks
+        every memory to stand alone.
+
+    Example:
+        user: 刚才那个迁移脚本在 MySQL 5.7 上会失败
+        ```json
+        {"content": "刚才那个迁移脚本在 MySQL 5.7 上会失败。", "type": "work_fact", "priority": 80}
+        ```
+
+        user: As I said, pin third-party actions to a commit SHA.
+        ```json
+        {"content": "As mentioned above, third-party actions must be pinned to a commit SHA.", "type": "work_method", "priority": 80}
+        ```
+
+        user: this file must never be edited by hand, it is generated
+        ```json
+        {"content": "This file is generated and must never be edited by hand.", "type": "work_fact", "priority": 80}
+        ```
+
+    Use instead:
+        user: 刚才那个迁移脚本在 MySQL 5.7 上会失败
+        ```json
+        {"content": "migrations/0042_add_json_default.sql 在 MySQL 5.7 上会失败：5.7 不支持 JSON 列的 DEFAULT。", "type": "work_fact", "priority": 80}
+        ```
+
+        user: Coverage on changed lines has to be 80% or above.
+        ```json
+        {"content": "Pull requests keep changed-line coverage at 80% and above.", "type": "work_fact", "priority": 80}
+        ```
+
+        user: 遇到改了配置不生效这类问题，先核对镜像 digest
+        ```json
+        {"content": "遇到“改了配置不生效”这类问题时，应先核对运行中容器的镜像 digest。", "type": "work_method", "priority": 80}
+        ```
+    """
+
+    code = "L002"
+    name = "context-dependent"
+    target = "memory"
+    action = "reject"
+
+    class Options(RuleOptions):
+        conversation_refs: list[str] = [
+            "刚才", "刚刚", "方才", "上面说", "上面提到", "上面讲", "上面列", "上面给出", "上面贴", "上面那",
+            "上面这", "上面的方案", "上面的思路", "上面的做法", "上面的结论", "上面的步骤", "上面的办法",
+            "上面的命令", "上面的代码", "上面的报错", "上面的问题", "之前说的", "之前提到的", "之前讨论的",
+            "之前那个", "之前那些", "前面说的", "前面提到的", "前面讨论的", "前面那个", "先前提到的", "刚提到的",
+            "你说的", "我说的", "你提到的", "我提到的", "我们讨论的", "讨论过的", "如前所述", "如上所述", "同上",
+            "上一条", "上文", "前文", "上次说的", "上次那个", "那次",
+            "as discussed", "as we discussed", "as mentioned", "as noted above", "as described above",
+            "as shown above", "as stated above", "as explained above", "as I said", "as we said", "as you said",
+            "like I said", "mentioned above", "mentioned earlier", "mentioned before", "discussed above",
+            "discussed earlier", "described above", "listed above", "shown above", "noted above",
+            "stated above", "explained above", "earlier in this conversation", "earlier in the conversation",
+            "in this conversation", "in this chat", "in this thread", "the previous message",
+            "the previous answer", "the previous suggestion", "the previous approach", "the previous one",
+            "the same as before", "same as before", "like before", "just now", "the one above", "as above",
+        ]
+        leading_refs: list[str] = ["上述", "前述", "以上方案", "以上步骤", "以上问题", "以上内容", "以上结论",
+                                   "the above", "above-mentioned", "aforementioned", "the foregoing"]
+        demonstratives: list[str] = ["这个", "那个", "这些", "那些", "这条", "那条", "这段", "那段", "这份",
+                                     "那份", "这套", "那套", "这种", "那种", "这类", "那类", "这处", "那处",
+                                     "这几个", "那几个", "该", "此",
+                                     "this", "that", "these", "those"]
+        generic_nouns: list[str] = [
+            "文件", "函数", "方法", "接口", "脚本", "命令", "问题", "报错", "错误", "异常", "bug", "方案", "思路",
+            "做法", "办法", "配置", "参数", "字段", "服务", "任务", "模块", "组件", "类", "页面", "按钮",
+            "功能", "版本", "分支", "提交", "改动", "修改", "补丁", "步骤", "流程", "逻辑", "值", "变量", "测试",
+            "用例", "库", "依赖包", "依赖", "镜像", "容器", "实例", "环境", "端口", "路径", "目录", "链接", "地址",
+            "工具", "插件", "规则", "结论", "情况", "事情", "东西", "坑", "机制", "进程", "数据", "查询", "压测",
+            "需求", "设计", "实现", "代码", "写法", "操作", "选项", "开关", "节点", "集群", "作业", "请求", "结果", "数据表", "表格",
+            "file", "function", "method", "class", "module", "script", "command", "bug", "error", "issue",
+            "problem", "approach", "solution", "fix", "change", "patch", "endpoint", "config", "configuration",
+            "setting", "table", "test", "component", "service", "query", "thing", "idea", "plan", "step",
+            "snippet", "code", "page", "document", "doc", "option", "flag", "value", "variable", "field", "job",
+            "task", "branch", "commit", "workaround", "trick", "suggestion", "proposal", "one", "tool",
+            "library", "package", "dependency", "version", "image", "container", "instance", "request", "result",
+            "files", "functions", "methods", "classes", "modules", "scripts", "commands", "bugs", "errors",
+            "issues", "problems", "changes", "patches", "endpoints", "settings", "tables", "tests", "components",
+            "services", "queries", "things", "ideas", "steps", "snippets", "pages", "documents", "docs", "options",
+            "flags", "values", "variables", "fields", "jobs", "tasks", "branches", "commits", "workarounds",
+            "suggestions", "tools", "libraries", "packages", "dependencies", "versions", "images", "containers",
+            "instances", "requests", "results", "approaches", "solutions", "fixes",
+        ]
+        self_scope_nouns: list[str] = ["仓库", "项目", "代码库", "团队", "工程", "repo", "repository", "project",
+                                       "codebase", "team", "workspace", "monorepo"]
+
+    # English demonstratives "that/those" are also conjunctions/relative pronouns
+    # ("ensure that tests pass"); they point only after a preposition or verb of use.
+    _EN_THAT_AFTER = frozenset("in on from with for to of by per use using like follow via into about after "
+                               "before under run apply applies keep see edit delete remove rename open call revert restart "
+                               "deploy merge import install".split())
+
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        content = memory.get("content")
+        if not isinstance(content, str) or not content:
+            return
+        hit = self._find(content)
+        if hit:
+            yield Finding(f"content leans on the conversation ({hit!r}); name the object it refers to "
+                          "so the memory stands alone", path="/content")
+
+    def _find(self, text: str) -> str | None:
+        o = self.options
+        hit = option_matcher(self, "conversation_refs").find(text)
+        if hit:
+            return hit
+        first = _CLAUSE_END.search(text)
+        hit = option_matcher(self, "leading_refs").find(text, 0, first.start() if first else len(text))
+        if hit:
+            return hit
+        return self._dangling_demonstrative(text)
+
+    def _dangling_demonstrative(self, text: str) -> str | None:
+        o = self.options
+        nouns = option_matcher(self, "generic_nouns")
+        scope = option_matcher(self, "self_scope_nouns")
+        lowered = text.lower()
+        for start, end in option_matcher(self, "demonstratives").finditer(text):
+            word = text[start:end]
+            latin = word.isascii()
+            if not self._points_outside(text, start, end, word, latin):
+                continue
+            window_end = _window_end(text, end, latin)
+            noun = nouns.search(text, end, window_end)
+            if noun is None:
+                continue
+            noun_start, noun_end = noun
+            if latin and not _within_words(text, end, noun_start, 1):
+                continue
+            if not latin and noun_start - end > (1 if word in ("该", "此") else 6):
+                continue
+            if scope.search(text, end, window_end):
+                continue
+            if _names_something(text[end:noun_start], latin) or _named_after(text, noun_end, latin):
+                continue
+            # The noun already appeared earlier in the content: anaphora inside the text.
+            if len(lowered) == len(text) and lowered.find(lowered[noun_start:noun_end], 0, start) >= 0:
+                continue
+            return text[start:noun_end]
+        return None
+
+    def _points_outside(self, text: str, start: int, end: int, word: str, latin: bool) -> bool:
+        """Rules out uses of the demonstrative that are not pointers at all."""
+        before = text[max(0, start - 40):start].rstrip()
+        if latin:
+            lower = word.lower()
+            if lower in ("that", "those"):
+                prev = _WORD_RE.findall(before[-30:])
+                if prev and prev[-1].lower() not in self._EN_THAT_AFTER:
+                    return False
+            return True
+        prev_char = before[-1:] if before else ""
+        # A term or a quotation right before: an apposition ("Redis 这个组件").
+        if prev_char and (prev_char.isascii() and prev_char.isalnum() or prev_char in "”」』》)）`'\""):
+            return False
+        if word == "该" and text[start - 1:start] in ("应", "活", "就", "不"):
+            return False
+        if word == "此" and (text[start - 1:start] in tuple("因如彼从由为借据对除与特就在至于")
+                            or text[end:end + 1] in tuple("时外后前刻次")):
+            return False
+        return True
+
+
+def _window_end(text: str, start: int, latin: bool) -> int:
+    limit = min(len(text), start + (40 if latin else 10))
+    m = _CLAUSE_END.search(text, start, limit)
+    return m.start() if m else limit
+
+
+def _within_words(text: str, start: int, end: int, max_words: int) -> bool:
+    """At most ``max_words`` words between the demonstrative and the noun."""
+    return len(_WORD_RE.findall(text[start:end])) <= max_words
+
+
+def _names_something(between: str, latin: bool) -> bool:
+    """A name between the demonstrative and the noun: "这个 `retry()` 函数", "this Redis instance"."""
+    if latin:
+        between = between.strip()
+        return bool(between) and _EN_NAME.match(between) is not None
+    return _ZH_BEFORE_NAME.match(between) is not None
+
+
+def _named_after(text: str, pos: int, latin: bool) -> bool:
+    """A name right after the noun: "this file (src/app.py)", "该接口 /v2/login"."""
+    rest = text[pos:pos + 60].lstrip()
+    if not rest:
+        return False
+    if latin:
+        token = rest.split(None, 1)[0].rstrip(",.;:!?")
+        return bool(token) and (token[0] in "`'\"“(" or _NAME_INSIDE.search(token) is not None)
+    return rest[0] in "`“「『《(（/" or (rest[0].isascii() and rest[0].isalpha())
+
+
+# --- L003 ----------------------------------------------------------------------------
+
+
+class SceneNameFormat(Rule):
+    """``new_scene_name`` is not ``{project}｜{topic}``.
+
+    What it does:
+        Replaces a single half-width ``|`` (or a lookalike bar: ``│``,
+        ``丨``, ``∣``, ``¦``) by the full-width ``｜`` and trims the spaces
+        around it (safe fix). Rejects a name without any bar, with more than
+        one, or with an empty project or topic side.
+
+        Fix: safe
+
+    Why is this bad?
+        Scenes are matched and grouped by their label; the pipeline splits
+        it on ``｜``, so another bar forks the scene, and a label without a
+        project or topic cannot be reused.
+
+    Example:
+        user: 写入层的命名空间按 proj-{repo}-facts 划分
+        ```json
+        {"new_scene_name": "memory-system | 写入层隔离", "new_scene_reason": "池中没有写入层议题。",
+         "memories": [{"content": "写入层的项目事实写入 proj-{repo}-facts 命名空间。", "type": "work_fact", "priority": 80}]}
+        ```
+
+        user: 写入层的命名空间按 proj-{repo}-facts 划分
+        ```json
+        {"new_scene_name": "写入层隔离", "new_scene_reason": "池中没有写入层议题。",
+         "memories": [{"content": "写入层的项目事实写入 proj-{repo}-facts 命名空间。", "type": "work_fact", "priority": 80}]}
+        ```
+
+    Use instead:
+        user: 写入层的命名空间按 proj-{repo}-facts 划分
+        ```json
+        {"new_scene_name": "memory-system｜写入层隔离", "new_scene_reason": "池中没有写入层议题。",
+         "memories": [{"content": "写入层的项目事实写入 proj-{repo}-facts 命名空间。", "type": "work_fact", "priority": 80}]}
+        ```
+    """
+
+    code = "L003"
+    name = "scene-name-format"
+    target = "scene"
+    action = "fix"
+
+    def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        name = scene.get("new_scene_name")
+        if not isinstance(name, str):
+            return
+        bars = _ANY_BAR.findall(name)
+        if not bars:
+            yield Finding(f"new_scene_name {name!r} has no '｜': write it as '{{project}}｜{{topic}}'",
+                          path="/new_scene_name", action="reject")
+            return
+        if len(bars) > 1:
+            yield Finding(f"new_scene_name {name!r} has {len(bars)} bars; write exactly one: '{{project}}｜{{topic}}'",
+                          path="/new_scene_name", action="reject")
+            return
+        project, topic = split_scene_name(name)  # type: ignore[misc]
+        missing = [side for side, value in (("project", project), ("topic", topic)) if not value]
+        if missing:
+            yield Finding(f"new_scene_name {name!r} has an empty {' and '.join(missing)} side: "
+                          "write it as '{project}｜{topic}'", path="/new_scene_name", action="reject")
+            return
+        if bars[0] != BAR:
+            fixed = f"{project}{BAR}{topic}"
+            yield Finding(f"new_scene_name uses {bars[0]!r} instead of the full-width '｜'; rewritten as {fixed!r}",
+                          path="/new_scene_name", action="fix",
+                          fix=[{"op": "replace", "path": "/new_scene_name", "value": fixed}])
+
+
+# --- L004 ----------------------------------------------------------------------------
+
+_DATE = re.compile(
+    r"(?<!\d)(?:(?:19|20)\d{2}[-/.年](?:0?[1-9]|1[0-2])(?:[-/.月](?:0?[1-9]|[12]\d|3[01])日?)?"
+    r"|(?:0?[1-9]|1[0-2])月(?:0?[1-9]|[12]\d|3[01])[日号]|(?:19|20)\d{2}年)(?!\d)"
+    r"|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?\b",
+    re.IGNORECASE)
+
+
+class SceneNameActivity(Rule):
+    """The topic of ``new_scene_name`` names an activity, a status or a date.
+
+    What it does:
+        Looks at the topic side of the label for what is true only today:
+
+        * ``leading_activities`` at the start of the topic (排查…, 修复…,
+          调试…, "fixing …", "debug …", "looking into …");
+        * ``chained_activities`` anywhere: a second action joined on
+          (…并修复…, "… and fix …");
+        * ``statuses`` (已完成, 进行中, 待处理, done, WIP, in progress);
+        * dates and relative days (2026-08-22, 8月22日, 今天, 本周, today,
+          "Aug 22").
+
+        A trailing activity noun is left alone ("L1 提取误分类排查",
+        "timeout retry implementation"): seed 000's own examples name topics
+        that way.
+
+    Why is this bad?
+        A label is the scene's identity. "排查盖章失败并修复重试逻辑" stops
+        fitting as soon as the work moves on, so the next batch opens a new
+        scene for the same topic -- the main cause of fragmented scenes.
+
+    Example:
+        user: 企业端盖章一直失败，查一下重试逻辑
+        ```json
+        {"new_scene_name": "A104527 后端｜排查企业端盖章失败并修复重试逻辑", "new_scene_reason": "池中没有合同签署议题。",
+         "memories": [{"content": "企业端盖章失败由重试逻辑未刷新签名导致。", "type": "work_fact", "priority": 80}]}
+        ```
+
+        user: The login timeout is fixed now
+        ```json
+        {"new_scene_name": "Billing API｜login timeout (done)", "new_scene_reason": "No pool scene covers the login timeout.",
+         "memories": [{"content": "The login endpoint times out after 30 seconds.", "type": "work_fact", "priority": 80}]}
+        ```
+
+    Use instead:
+        user: 企业端盖章一直失败，查一下重试逻辑
+        ```json
+        {"new_scene_name": "A104527 后端｜合同签署流程 V2", "new_scene_reason": "池中没有合同签署议题。",
+         "memories": [{"content": "企业端盖章失败由重试逻辑未刷新签名导致。", "type": "work_fact", "priority": 80}]}
+        ```
+
+        user: The login timeout is fixed now
+        ```json
+        {"new_scene_name": "Billing API｜login timeout", "new_scene_reason": "No pool scene covers the login timeout.",
+         "memories": [{"content": "The login endpoint times out after 30 seconds.", "type": "work_fact", "priority": 80}]}
+        ```
+    """
+
+    code = "L004"
+    name = "scene-name-activity"
+    target = "scene"
+    action = "reject"
+
+    class Options(RuleOptions):
+        leading_activities: list[str] = [
+            "排查", "修复", "调试", "定位", "解决", "跟进", "尝试", "搞定", "修一下", "查一下", "看一下", "处理一下",
+            "正在", "开始", "继续", "帮忙", "帮我",
+            "fix", "fixing", "debug", "debugging", "investigate", "investigating", "troubleshoot",
+            "troubleshooting", "look into", "looking into", "working on", "work on", "try", "trying",
+            "resolve", "resolving", "diagnose", "diagnosing", "chasing", "handle", "handling",
+        ]
+        chained_activities: list[str] = [
+            "并修复", "并排查", "并调试", "并解决", "并处理", "并验证", "并上线", "并提交", "然后修复", "再修复",
+            "后修复", "和修复", "及修复",
+            "and fix", "and fixing", "and debug", "and resolve", "then fix",
+        ]
+        statuses: list[str] = [
+            "已完成", "完成了", "已修复", "已解决", "已上线", "已合并", "已关闭", "已废弃", "进行中", "处理中",
+            "修复中", "排查中", "开发中", "未完成", "待处理", "待修复", "待办", "待确认", "搞定了",
+            "done", "WIP", "in progress", "in-progress", "completed", "finished", "resolved", "ongoing",
+            "blocked", "pending", "todo", "to do",
+        ]
+        dates: list[str] = [
+            "今天", "昨天", "明天", "前天", "今日", "昨日", "本周", "上周", "下周", "这周", "本月", "上个月",
+            "下个月", "今晚", "周一", "周二", "周三", "周四", "周五", "周六", "周日", "星期",
+            "today", "yesterday", "tomorrow", "tonight", "this week", "last week", "next week", "this month",
+            "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+        ]
+
+    def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        name = scene.get("new_scene_name")
+        if not isinstance(name, str):
+            return
+        parts = split_scene_name(name)
+        topic = parts[1] if parts else name.strip()
+        if not topic:
+            return
+        what = self._find(topic)
+        if what:
+            kind, hit = what
+            yield Finding(f"the scene topic {topic!r} names {kind} ({hit!r}); name the stable topic instead "
+                          "(the module, feature or problem), not what is being done or when", path="/new_scene_name")
+
+    def _find(self, topic: str) -> tuple[str, str] | None:
+        o = self.options
+        hit = option_matcher(self, "leading_activities").match(topic)
+        if hit:
+            return "an activity", hit
+        for kind, option in (("an activity", "chained_activities"), ("a status", "statuses"), ("a date", "dates")):
+            hit = option_matcher(self, option).find(topic)
+            if hit:
+                return kind, hit
+        m = _DATE.search(topic)
+        if m:
+            return "a date", m.group(0)
+        return None
+
+
+# --- L005 ----------------------------------------------------------------------------
+
+# A sentence ends at 。！？!? or at "." followed by a space and a new sentence;
+# "e.g. x", "v1.2.0" and "CHANGELOG.md" do not end one.
+_SENTENCE_BREAK = re.compile(r"[。！？!?]+(?=\s*\S)|(?<![A-Za-z]\.[a-z])(?<!\b[A-Za-z])\.(?=\s+[A-Z\u3400-\u9fff])|\n\s*\S")
+_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "no.")
+
+
+class SceneReason(Rule):
+    """``new_scene_reason`` is empty, or longer than one sentence.
+
+    What it does:
+        Warns when the reason is blank, holds more than one sentence (a
+        sentence break -- 。！？, or a "." followed by a new sentence -- or a
+        line break before its end), or is longer than ``max_chars``.
+
+    Why is this bad?
+        The reason is the audit trail of why no pool scene fit; seed 000
+        asks for one sentence. An empty one explains nothing, a paragraph
+        is usually a summary of the memories in the wrong field.
+
+    Example:
+        user: 写入层的命名空间按 proj-{repo}-facts 划分
+        ```json
+        {"new_scene_name": "memory-system｜写入层隔离", "new_scene_reason": "池中没有写入层议题。用户今天讨论了命名空间。还提到了 TTL。",
+         "memories": [{"content": "写入层的项目事实写入 proj-{repo}-facts 命名空间。", "type": "work_fact", "priority": 80}]}
+        ```
+
+    Use instead:
+        user: 写入层的命名空间按 proj-{repo}-facts 划分
+        ```json
+        {"new_scene_name": "memory-system｜写入层隔离", "new_scene_reason": "池中只有 L1 提取规则，没有写入层议题。",
+         "memories": [{"content": "写入层的项目事实写入 proj-{repo}-facts 命名空间。", "type": "work_fact", "priority": 80}]}
+        ```
+    """
+
+    code = "L005"
+    name = "scene-reason"
+    target = "scene"
+    action = "warn"
+
+    class Options(RuleOptions):
+        max_chars: int = 200
+
+    def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        reason = scene.get("new_scene_reason")
+        if not isinstance(reason, str) or "scene_id" in scene:
+            return
+        text = reason.strip()
+        if not text:
+            yield Finding("new_scene_reason is empty; say in one sentence why no pool scene fits",
+                          path="/new_scene_reason")
+            return
+        sentences = _count_sentences(text)
+        if sentences > 1:
+            yield Finding(f"new_scene_reason has {sentences} sentences; keep it to one sentence saying why no "
+                          "pool scene fits", path="/new_scene_reason")
+        elif len(text) > self.options.max_chars:
+            yield Finding(f"new_scene_reason is {len(text)} characters long (more than {self.options.max_chars}); "
+                          "keep it to one short sentence", path="/new_scene_reason")
+
+
+def _count_sentences(text: str) -> int:
+    masked = text
+    for abbreviation in _ABBREVIATIONS:
+        if abbreviation in masked.lower():
+            masked = re.sub(re.escape(abbreviation), "x" * len(abbreviation), masked, flags=re.IGNORECASE)
+    return 1 + len(_SENTENCE_BREAK.findall(masked))
+
+
+# --- L006 ----------------------------------------------------------------------------
+
+_SQUASH = re.compile(r"[\s_.\-/]+")
+
+
+def _squash(text: str) -> str:
+    return _SQUASH.sub("", text.casefold())
+
+
+class SceneNameUnknownProject(Rule):
+    """The project side of ``new_scene_name`` appears nowhere in the batch.
+
+    What it does:
+        Warns when the project neither occurs in the text of the batch's
+        messages (new or background), nor is one of ``knownProjects``, nor
+        is the project of a scene already in the pool. The comparison
+        ignores case, spaces, ``-``, ``_``, ``.`` and ``/`` ("Agent Memory"
+        matches "agent-memory").
+
+    Why is this bad?
+        Seed 000 forbids guessing a project (from the working directory,
+        a tool name...): a guessed project files the scene under the wrong
+        repository.
+
+    Example:
+        user: 写入层的命名空间按 proj-{repo}-facts 划分
+        ```json
+        {"new_scene_name": "pi-agent｜写入层隔离", "new_scene_reason": "池中没有写入层议题。",
+         "memories": [{"content": "写入层的项目事实写入 proj-{repo}-facts 命名空间。", "type": "work_fact", "priority": 80}]}
+        ```
+
+    Use instead:
+        user: memory-system 写入层的命名空间按 proj-{repo}-facts 划分
+        ```json
+        {"new_scene_name": "memory-system｜写入层隔离", "new_scene_reason": "池中没有写入层议题。",
+         "memories": [{"content": "写入层的项目事实写入 proj-{repo}-facts 命名空间。", "type": "work_fact", "priority": 80}]}
+        ```
+    """
+
+    code = "L006"
+    name = "scene-name-unknown-project"
+    target = "scene"
+    action = "warn"
+
+    def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        name = scene.get("new_scene_name")
+        if not isinstance(name, str):
+            return
+        parts = split_scene_name(name)
+        if not parts or not parts[0]:
+            return  # L003's business
+        project = parts[0]
+        key = _squash(project)
+        if not key:
+            return
+        known, haystack = ctx.memo("L006.projects", lambda: _project_evidence(ctx.batch))
+        if key in known or key in haystack:
+            return
+        yield Finding(f"project {project!r} appears neither in the batch's messages nor in knownProjects; "
+                      "name the project the messages point at, or the topic's most telling noun",
+                      path="/new_scene_name")
+
+
+def _project_evidence(batch: Any) -> tuple[set[str], str]:
+    known = {_squash(p) for p in batch.known_projects}
+    for label in batch.pool.values():
+        parts = split_scene_name(label)
+        if parts and parts[0]:
+            known.add(_squash(parts[0]))
+    haystack = "\n".join(_squash(m.content) for m in (*batch.messages, *batch.background))
+    return known, haystack

@@ -1,1 +1,605 @@
-"""Family module; rules are added here."""
+"""M -- the work_method self-check of seed 000 (five questions).
+
+A ``work_method`` is the most valuable kind of memory and the easiest to
+fake: a description typed as a method, a one-off instruction, a narration
+of this incident, an empty platitude, or a "user position" nobody took.
+Each rule asks one of the five questions:
+
+====  ===========================================  ============================
+code  question                                     when it fails
+====  ===========================================  ============================
+M001  is it normative (should / must / 应 / 必须)?   downgraded to work_fact
+M002  does it still hold without the specifics?     downgraded to work_fact
+M003  does it guide future tasks, not narrate?      downgraded to work_fact
+M004  does it give an entry point or criterion?     dropped
+M005  is its user attribution / basis supported?    downgraded to work_fact
+====  ===========================================  ============================
+
+Engine semantics: fixes are applied at once, so after one M rule downgrades
+a memory the working copy is a ``work_fact``. Several M codes can still be
+true of one memory, so each rule decides method-ness from
+``ctx.original["type"]`` (what the LLM emitted), asks its own question, and
+emits the downgrade ops only while the working copy is still a method.
+
+These are heuristics over word classes and structure. Where a question needs
+judgment (is this basis *really* supported? is this advice *really*
+operable?) the rule says so; an optional LLM judge can back it later.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator
+
+from memvet.rule import Finding, Rule, RuleOptions
+from memvet.rules import _text, lexicon
+
+METHOD, FACT = "work_method", "work_fact"
+METHOD_ONLY_METADATA = ("scope", "method_type")
+
+# --- shared word classes (Chinese + English defaults) --------------------------
+
+#: Words that make a sentence normative (seed 000's 规范词), plus English modals
+#: and imperative adverbs.
+NORMATIVE = [
+    "应", "应该", "应当", "要", "必须", "须", "需", "需要", "不要", "别", "禁止", "不得", "不能", "不可", "不许", "切勿",
+    "务必", "一律", "只能", "只允许", "优先", "尽量", "避免", "记得", "统一", "严禁", "不应",
+    "should", "must", "never", "always", "don't", "do not", "prefer", "avoid", "make sure", "ensure",
+    "need to", "needs to", "have to", "has to", "is required", "are required", "shall", "only ever",
+]
+
+#: Compounds that contain a normative character but are not normative
+#: (响应 response, 应用 application, 需求 requirement, 优先级 priority...).
+NOT_NORMATIVE = [
+    "响应", "应用", "对应", "相应", "适应", "反应", "回应", "供应", "效应", "应答", "应对", "理应", "呼应",
+    "需求", "必需品", "优先级", "统一的", "别名", "别的", "区别", "类别", "级别", "分别", "特别", "个别",
+    "识别", "告别", "差别", "性别", "有别", "主要", "重要", "只要", "要是", "想要", "要么", "必要", "概要", "摘要",
+    "要素", "要点", "纪要", "不要紧", "要不然", "将要", "快要", "要求的", "需要时", "要不要",
+]
+
+#: English sentence openers that make an imperative (a rule without a modal).
+IMPERATIVES = [
+    "use", "set", "run", "keep", "put", "pin", "add", "check", "write", "treat", "prefer", "avoid", "never",
+    "always", "don't", "do not", "make sure", "ensure", "verify", "rebuild", "restart", "be", "follow", "do",
+    "make", "choose", "consider", "validate", "handle", "include", "exclude", "remove", "delete", "create",
+    "retry", "bump", "upgrade", "measure", "think", "look", "give", "take", "try", "stick to", "go with",
+]
+
+#: Attribution of a position to the user: the "用户主张 + rule" form that
+#: passes the normative test and that M005 checks against the sources.
+USER_POSITION = [
+    "用户主张", "用户习惯", "用户偏好", "用户规定", "用户要求", "用户坚持", "用户认为", "用户倾向", "用户约定",
+    "用户的习惯", "用户的偏好", "用户一贯", "用户希望",
+    "user holds", "user insists", "user prefers", "user wants", "user requires", "user believes",
+    "user's preference", "user's habit", "user's convention", "user's rule", "the user's position",
+    "user likes", "user expects", "user favours", "user favors",
+]
+
+
+class MethodOptions(RuleOptions):
+    """Nothing shared by default; subclasses add their word lists."""
+
+
+def _was_method(ctx: Any) -> bool:
+    original = ctx.original
+    return isinstance(original, dict) and original.get("type") == METHOD
+
+
+def downgrade_ops(memory: dict[str, Any]) -> list[dict[str, Any]]:
+    """RFC 6902 ops that turn a work_method into a work_fact ([] if it already is not a method)."""
+    if memory.get("type") != METHOD:
+        return []
+    ops: list[dict[str, Any]] = [{"op": "replace", "path": "/type", "value": FACT}]
+    meta = memory.get("metadata")
+    if isinstance(meta, dict):
+        ops += [{"op": "remove", "path": f"/metadata/{key}"} for key in METHOD_ONLY_METADATA if key in meta]
+    return ops
+
+
+def _content(memory: dict[str, Any]) -> str:
+    content = memory.get("content")
+    return content if isinstance(content, str) else ""
+
+
+class _MethodRule(Rule):
+    """Shared plumbing: run only on memories the LLM typed as work_method."""
+
+    target = "memory"
+
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        if not _was_method(ctx):
+            return
+        content = _content(memory)
+        if not content.strip():
+            return
+        problem = self.problem(content, memory, ctx)
+        if problem:
+            fix = downgrade_ops(memory) if self.action == "fix" else None
+            yield Finding(problem, path="/content" if self.points_at_content else "", fix=fix)
+
+    points_at_content = True
+
+    def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:  # pragma: no cover
+        raise NotImplementedError
+
+
+def is_normative(text: str, norms: re.Pattern[str] | None, not_norms: re.Pattern[str] | None,
+                 openers: re.Pattern[str] | None, positions: re.Pattern[str] | None) -> bool:
+    """Does ``text`` read as a rule (a normative word, 当…时, an imperative or a user position)?"""
+    masked = _text.mask(not_norms, text)
+    if norms is not None and norms.search(masked):
+        return True
+    if _WHEN_THEN.search(masked):
+        return True
+    if openers is not None and openers.search(text):
+        return True
+    return positions is not None and positions.search(text) is not None
+
+
+# 当…时 ("when …"): bounded, so it cannot backtrack across a long text.
+_WHEN_THEN = re.compile(r"当[^，。；;,.!?\n]{1,40}?时")
+
+
+class MethodNotNormative(_MethodRule):
+    """A work_method that only describes: no normative word, no rule.
+
+    What it does:
+        Looks for a normative word (应/必须/禁止/不要/优先/需/当…时;
+        should/must/never/don't/prefer/always), an English imperative at the
+        start of a sentence, or the "用户主张 / 用户习惯 + rule" form. Words
+        that merely contain a normative character (响应, 应用, 需求) do not
+        count. Without any of them the memory is downgraded to work_fact and
+        its method-only metadata (``scope``, ``method_type``) is removed.
+
+        Fix: safe (the content is kept; only its type changes).
+
+    Why is this bad?
+        Seed 000's first test: a method says what to do next time. A
+        description typed as a method is routed to the code-preference store
+        and injected as a rule it never was.
+
+    Example:
+        user: 时间字段别再各写各的了，接口一律返回 UTC 的 ISO 8601 字符串
+        ```json
+        {"content": "接口响应中的时间字段是 UTC 的 ISO 8601 字符串，由前端应用层转换时区。", "type": "work_method",
+         "priority": 80, "metadata": {"scope": "self", "method_type": "principle"}}
+        ```
+        user: Why does every call see the previous call's list?
+        ```json
+        {"content": "Python evaluates default argument values once, so a mutable default list is shared by every call.",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "global"}}
+        ```
+
+    Use instead:
+        user: 时间字段别再各写各的了，接口一律返回 UTC 的 ISO 8601 字符串
+        ```json
+        {"content": "接口中的时间字段必须返回 UTC 的 ISO 8601 字符串，由前端转换为本地时区。", "type": "work_method",
+         "priority": 80, "metadata": {"scope": "self", "method_type": "principle"}}
+        ```
+        user: Why does every call see the previous call's list?
+        ```json
+        {"content": "Never use a mutable value such as a list as a default argument; Python evaluates it once and shares it.",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "global"}}
+        ```
+    """
+
+    code = "M001"
+    name = "method-not-normative"
+    action = "fix"
+
+    class Options(RuleOptions):
+        normative: list[str] = NORMATIVE
+        not_normative: list[str] = NOT_NORMATIVE
+        imperatives: list[str] = IMPERATIVES
+        user_position: list[str] = USER_POSITION
+
+    def __init__(self, options: Any = None):
+        super().__init__(options)
+        o = self.options
+        self._norms = lexicon.compile_words(o.normative)
+        self._not_norms = lexicon.compile_words(o.not_normative)
+        self._openers = _text.compile_openers(o.imperatives)
+        self._positions = lexicon.compile_words(o.user_position)
+
+    def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
+        if is_normative(content, self._norms, self._not_norms, self._openers, self._positions):
+            return None
+        return ("a work_method needs a normative statement (应/必须/不要/优先, should/must/never, or "
+                "'用户主张 … + rule'); this one only describes, so it is downgraded to work_fact")
+
+
+# --- M002 -------------------------------------------------------------------------
+
+_ASIDE_EN = r"e\.g\.|for example|for instance|such as|as\s+\S{1,60}\s+did"
+_ASIDE_CLAUSE = r"[^，。；;,.!?()（）\n]{0,120}"
+
+
+class MethodNotTransferable(_MethodRule):
+    """A rule that only holds for one commit, date, ticket or release.
+
+    What it does:
+        Looks, outside parenthesised asides and "例如/e.g./such as"
+        illustrations, for anchors that pin the rule to one occasion: a
+        commit hash, a ticket key (``PAY-2291``, ``#1187``), a calendar date,
+        or a release version next to a release word (``发布 v2.4.0``,
+        ``4.2 版本``, ``hotfix/1.9.3``). Versions of tools and runtimes
+        (``Python 3.8``) are environment, not occasion, and do not count.
+        A hit downgrades the memory to work_fact.
+
+        Fix: safe. Whether an anchor is essential or an example can need
+        judgment; an LLM judge can confirm later.
+
+    Why is this bad?
+        Seed 000's second test: remove module, commit, date and file -- does
+        the rule still hold? "Skip migration 0042 when shipping v2.4.0" guides
+        no other release; stored as a lasting preference it misleads every
+        later one.
+
+    Example:
+        user: PAY-2291 这个工单，先找支付组要 11 月 30 号的对账文件，拿到再动代码
+        ```json
+        {"content": "处理工单 PAY-2291 时，必须先向支付组获取 11 月 30 日的对账文件，再修改代码。", "type": "work_method",
+         "priority": 80, "metadata": {"scope": "self", "method_type": "sop"}}
+        ```
+        user: When you rebase hotfix/1.9.3, drop e7d2b90. It reverted the signature check.
+        ```json
+        {"content": "When rebasing hotfix/1.9.3, always drop commit e7d2b90 because it reverted the signature check.",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "self"}}
+        ```
+
+    Use instead:
+        user: 对账类工单都先找支付组要对应日期的对账文件，拿到再动代码
+        ```json
+        {"content": "处理对账类工单时，必须先向支付组获取对应日期的对账文件，再修改代码。", "type": "work_method",
+         "priority": 80, "metadata": {"scope": "self", "method_type": "sop"}}
+        ```
+        user: Start bisects from the last green release tag. Last time you picked a1f3c09 and the tests did not exist there.
+        ```json
+        {"content": "When bisecting, the good end should be the latest green release tag, not an arbitrary old commit (as a1f3c09 did).",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "global"}}
+        ```
+    """
+
+    code = "M002"
+    name = "method-not-transferable"
+    action = "fix"
+
+    class Options(RuleOptions):
+        release_words: list[str] = ["发布", "发版", "版本", "上线", "部署", "release", "hotfix", "tag", "version",
+                                    "deploy", "ship", "rollout"]
+        ticket_words: list[str] = ["工单", "需求单", "ticket", "issue", "bug", "PR", "MR", "jira", "case"]
+        illustration_markers: list[str] = ["例如", "比如", "譬如", "如：", "如:", "举例", "e.g.", "for example",
+                                           "for instance", "such as"]
+        #: Upper-case prefixes of standards that look like ticket keys (SHA-256, UTF-8).
+        not_tickets: list[str] = ["SHA", "UTF", "ISO", "RFC", "AES", "PEP", "HTTP", "TLS", "SSL", "MD", "UCS",
+                                  "IEEE", "ES", "RS", "HS", "PS", "GB", "X"]
+
+    def __init__(self, options: Any = None):
+        super().__init__(options)
+        o = self.options
+        release = lexicon.compile_words(o.release_words)
+        rel = release.pattern if release else r"(?!x)x"
+        version = r"v?\d+(?:\.\d+){1,3}\b"
+        not_tickets = "|".join(re.escape(w) for w in o.not_tickets) or r"(?!x)x"
+        self._anchors = re.compile(
+            rf"""
+              (?P<hash>(?<![\w/.-])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{{7,40}}\b(?![.]\w|/))
+            | (?P<ticket>\b(?!(?:{not_tickets})-)[A-Z][A-Z0-9]{{1,9}}-\d{{2,}}\b|(?<![\w&])\#\d{{2,}}\b)
+            | (?P<date>\b\d{{4}}-\d{{1,2}}-\d{{1,2}}\b|\d{{1,2}}\s*月\s*\d{{1,2}}\s*[日号]
+                |\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{{1,2}}\b)
+            | (?P<release>(?:{rel})[\s/:_-]{{0,3}}{version}|(?<![\w.]){version}\s{{0,2}}(?:{rel}))
+            """,
+            re.VERBOSE | re.IGNORECASE)
+        tickets = lexicon.compile_words(o.ticket_words)
+        self._ticket_ref = (re.compile(rf"(?:{tickets.pattern})\s*[#:：]?\s*\d{{2,}}\b", re.IGNORECASE)
+                            if tickets is not None else None)
+        marker = lexicon.compile_words(o.illustration_markers)
+        marker_pat = marker.pattern if marker else r"(?!x)x"
+        self._asides = re.compile(rf"(?:{marker_pat}|{_ASIDE_EN}){_ASIDE_CLAUSE}", re.IGNORECASE)
+
+    def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
+        # Code blocks, inline code and asides hold examples, not the rule's scope.
+        text = _text.mask(self._asides, _text.mask_parentheses(_text.mask_code(content)))
+        m = self._anchors.search(text)
+        if m is None and self._ticket_ref is not None and (t := self._ticket_ref.search(text)):
+            return (f"the rule is pinned to a ticket ({t.group(0).strip()!r}) and does not transfer to other "
+                    "tasks; downgraded to work_fact (keep specifics only as examples)")
+        if m is None:
+            return None
+        kind = m.lastgroup
+        what = {"hash": "a commit", "ticket": "a ticket", "date": "a date", "release": "a release"}[kind]
+        return (f"the rule is pinned to {what} ({m.group(0).strip()!r}) and does not transfer to other tasks; "
+                "downgraded to work_fact (keep specifics only as examples)")
+
+
+# --- M003 -------------------------------------------------------------------------
+
+
+class MethodNotDirective(_MethodRule):
+    """A "method" that narrates what happened this time.
+
+    What it does:
+        Fails when a sentence refers to this one occasion (本次/这次/此次,
+        "this time") without a recurrence word in the same sentence
+        (每次/以后/凡是, "every time", "from now on"), or reports the team's
+        own past action (我们已经/已改为, "we fixed", "we changed"). The
+        memory is downgraded to work_fact: the root cause it tells is still
+        worth keeping as a fact.
+
+        Fix: safe.
+
+    Why is this bad?
+        Seed 000's third test: a method guides future tasks; "本次为什么这么做"
+        is a fact. A narration stored as a preference reads as an order to
+        repeat one incident's steps.
+
+    Example:
+        user: Celery 任务为什么会重复执行？
+        ```json
+        {"content": "这次排查发现 visibility_timeout 小于任务耗时，我们已经改为 7200 秒；长任务必须设置足够大的 visibility_timeout。",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "global"}}
+        ```
+        user: The ledger deadlock is gone?
+        ```json
+        {"content": "This time we fixed the ledger deadlock by taking the account lock before the ledger lock.",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "self"}}
+        ```
+
+    Use instead:
+        user: Celery 任务为什么会重复执行？
+        ```json
+        {"content": "使用 Redis broker 的 Celery 长任务必须把 visibility_timeout 设得大于任务最长耗时，否则任务会被重复投递。",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "global"}}
+        ```
+        user: 以后每次发版，smoke 都要在本次发布的 tag 上跑
+        ```json
+        {"content": "每次发版后必须在本次发布对应的 tag 上运行 smoke 测试，而不是在 main 上跑。",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "self"}}
+        ```
+    """
+
+    code = "M003"
+    name = "method-not-directive"
+    action = "fix"
+
+    class Options(RuleOptions):
+        occasion: list[str] = ["本次", "这次", "这回", "此次", "这一次", "本轮", "上次", "上回", "this time",
+                               "this round", "on this occasion", "in this incident", "last time"]
+        own_past_action: list[str] = [
+            "我们已经", "我们已", "我们做了", "我们改了", "我们把", "我已经", "我已", "已经改为", "已改为", "已经改成",
+            "已改成", "已经调整", "排查发现", "we fixed", "we changed", "we have changed", "we've changed",
+            "we switched", "we added", "we made", "we moved", "we replaced", "we resolved", "i fixed",
+            "i changed", "we did", "we have fixed", "we've fixed",
+        ]
+        recurrence: list[str] = ["每次", "每一次", "以后", "今后", "往后", "每当", "凡是", "下次", "将来", "后续",
+                                 "every time", "each time", "whenever", "from now on", "going forward",
+                                 "in future", "in the future", "next time", "every release", "each release"]
+
+    def __init__(self, options: Any = None):
+        super().__init__(options)
+        o = self.options
+        self._occasion = lexicon.compile_words(o.occasion)
+        self._past = lexicon.compile_words(o.own_past_action)
+        self._recurrence = lexicon.compile_words(o.recurrence)
+
+    def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
+        for sentence in _text.sentences(content):
+            if self._past is not None:
+                m = self._past.search(sentence)
+                if m:
+                    return (f"it narrates what was done ({m.group(0)!r}) instead of guiding future tasks; "
+                            "downgraded to work_fact")
+            if self._occasion is not None:
+                m = self._occasion.search(sentence)
+                if m and not (self._recurrence and self._recurrence.search(sentence)):
+                    return (f"it is about one occasion ({m.group(0)!r}), not future tasks of the kind; "
+                            "downgraded to work_fact")
+        return None
+
+
+# --- M004 -------------------------------------------------------------------------
+
+
+class MethodNotOperable(_MethodRule):
+    """Zero-information advice dressed as a method.
+
+    What it does:
+        Finds a platitude (要仔细分析, 综合考虑, 注意细节, 综合权衡各方面因素;
+        "be careful", "consider all factors") and, with the platitudes
+        removed, nothing concrete left: no code or identifier, no number, no
+        order of steps (先…再, "first … then"), no criterion (而不是,
+        "rather than"). Such a memory is dropped.
+
+        Whether the rest is operable can need judgment; an LLM judge can
+        confirm later.
+
+    Why is this bad?
+        Seed 000's fourth test: abstracted advice must still give an entry
+        point or a criterion. A platitude costs recall budget every turn and
+        changes no decision.
+
+    Example:
+        user: 这次性能问题查了两天，最后发现是 N+1 查询。总结下经验？
+        ```json
+        {"content": "定位线上性能瓶颈时应当细致分析、全面考虑各种可能原因。", "type": "work_method", "priority": 80,
+         "metadata": {"scope": "global", "method_type": "principle"}}
+        ```
+        user: Anything we should remember from the API redesign?
+        ```json
+        {"content": "When designing public APIs, always think carefully and take every factor into account.",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "global"}}
+        ```
+
+    Use instead:
+        user: 这次性能问题查了两天，最后发现是 N+1 查询。以后先看查询次数
+        ```json
+        {"content": "定位接口性能瓶颈时应先统计单次请求的 SQL 查询次数，排除 N+1 查询后再看慢查询。", "type": "work_method",
+         "priority": 80, "metadata": {"scope": "global", "method_type": "heuristic"}}
+        ```
+        user: For public endpoints, version in the path, never break a field.
+        ```json
+        {"content": "When designing public APIs, version them in the path (/v2/...) rather than in headers, and never remove a field.",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "global"}}
+        ```
+    """
+
+    code = "M004"
+    name = "method-not-operable"
+    action = "drop"
+
+    class Options(RuleOptions):
+        zero_information: list[str] = [
+            "仔细分析", "细致分析", "认真分析", "深入分析", "具体问题具体分析", "综合考虑", "全面考虑", "通盘考虑",
+            "综合权衡", "权衡各方面", "各方面因素", "各种因素", "注意细节", "多加注意", "多注意", "提高警惕",
+            "确保质量", "保证质量", "确保代码质量", "保证代码质量", "做好测试", "充分测试", "兼顾质量与效率",
+            "兼顾效率与质量", "要细致", "要全面", "要谨慎", "谨慎对待", "认真对待", "遵循最佳实践", "最佳实践",
+            "be careful", "think carefully", "think it through", "consider all factors", "consider every factor",
+            "take every factor into account", "take all factors into account", "weigh everything",
+            "weigh all the options", "pay attention to detail", "pay attention to details", "look at everything",
+            "follow best practices", "use common sense", "be thorough", "analyse carefully", "analyze carefully",
+            "ensure quality", "test thoroughly", "balance quality and speed",
+        ]
+        #: Words that give an order of steps or a criterion (concrete guidance).
+        concrete_markers: list[str] = ["先", "再", "然后", "而不是", "而非", "改用", "换用", "优先于", "→", "->",
+                                       "instead of", "rather than", "first", "followed by", "then"]
+
+    def __init__(self, options: Any = None):
+        super().__init__(options)
+        o = self.options
+        self._empty = lexicon.compile_words(o.zero_information)
+        self._concrete = lexicon.compile_words(o.concrete_markers)
+
+    points_at_content = True
+
+    def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
+        if self._empty is None:
+            return None
+        m = self._empty.search(content)
+        if m is None:
+            return None
+        rest = _text.mask(self._empty, content)
+        if self._concrete is not None and self._concrete.search(rest):
+            return None
+        if _CONCRETE_TOKEN.search(rest):
+            return None
+        return (f"zero-information advice ({m.group(0)!r}) with no entry point, order of steps or criterion; "
+                "say what to check first, or what to compare against")
+
+
+# Code-ish tokens and numbers: something a reader can act on.
+_CONCRETE_TOKEN = re.compile(
+    r"`[^`\n]{1,200}`|\d|[A-Za-z0-9]+[_./=:()\[\]<>-][A-Za-z0-9_./=:()\[\]<>-]*[A-Za-z0-9)]|\b[a-z]+[A-Z]\w*")
+
+
+# --- M005 -------------------------------------------------------------------------
+
+_BASIS = re.compile(
+    r"(?:依据|根据|理由|原因)\s*[:：]\s*(?P<a>[^）)\n]{1,400})"
+    r"|\(\s*(?:basis|reason|rationale)\s*:\s*(?P<b>[^)\n]{1,400})\)"
+    r"|(?:basis|reason|rationale)\s*:\s*(?P<c>[^.;\n]{1,400})"
+    r"|(?:因为|由于|理由是|原因是)(?P<d>[^。；;！？!?\n]{1,300})"
+    r"|\b(?:because|since|as\s+otherwise|due\s+to)\b(?P<e>[^.;!?\n]{1,300})",
+    re.IGNORECASE)
+
+_QUESTION = re.compile(r"[?？]\s*$|^(?:what|how|which|why|should|do|does|is|are|can|could|would)\b|"
+                       r"吗[？?。]?\s*$|呢[？?。]?\s*$|怎么|如何|是否|你觉得|你看|有什么办法|what do you think",
+                       re.IGNORECASE)
+
+
+class MethodUnsupportedBasis(_MethodRule):
+    """A user position or a basis that the source messages do not support.
+
+    What it does:
+        Two questions. (1) The memory attributes a position to the user
+        (用户主张/用户习惯/用户偏好, "User holds/prefers …"): is a ``user``
+        message among its sources, and did the user state something rather
+        than only ask? (2) It states a basis (依据：…, 因为…, "basis: …",
+        "because …"): do the source messages -- the user's words or the
+        assistant's argument beside them -- contain it? Support is measured
+        by overlap: Chinese character bigrams and characters, English word
+        stems (paraphrase is allowed, invention is not). A failure
+        downgrades the memory to work_fact.
+
+        Fix: safe. Overlap is a heuristic for "directly supported"; an LLM
+        judge can confirm borderline cases later.
+
+    Why is this bad?
+        Seed 000's fifth test: the trigger may be inferred, the reason may
+        not be invented. A made-up rationale stored as the user's value
+        system steers every later decision in the user's name.
+
+    Example:
+        user: 不要用 Redux，继续用 Zustand。
+        assistant: 好的，状态管理保留 Zustand。
+        ```json
+        {"content": "用户主张前端状态管理应优先选用轻量方案（依据：Redux 样板代码过多，拖慢开发效率）。", "type": "work_method",
+         "priority": 80, "metadata": {"scope": "global", "method_type": "reasoning_pattern"}}
+        ```
+        assistant: No merge commits in the log, so PRs are squash-merged here.
+        ```json
+        {"content": "User insists PRs should always be squash-merged (basis: one commit per PR keeps reverts trivial).",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "self"}}
+        ```
+
+    Use instead:
+        user: 缓存过期别用固定 TTL 一刀切，热门 key 会同时失效，流量直接打穿到数据库。按访问频率淘汰。
+        ```json
+        {"content": "用户主张缓存淘汰应以访问频率为主，而不是固定 TTL（依据：固定 TTL 会让热门 key 同时失效，把流量打穿到数据库）。",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "unknown", "method_type": "reasoning_pattern"}}
+        ```
+        user: No. Anything JavaScript can read, an XSS payload can read. Refresh tokens stay in httpOnly cookies.
+        ```json
+        {"content": "User holds that refresh tokens must stay in httpOnly cookies (basis: anything JavaScript can read is exposed to XSS).",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "global"}}
+        ```
+    """
+
+    code = "M005"
+    name = "method-unsupported-basis"
+    action = "fix"
+
+    class Options(RuleOptions):
+        user_position: list[str] = USER_POSITION
+        #: Words that only frame a basis or an attribution; never evidence.
+        meta_words: list[str] = ["用户", "依据", "理由", "原因", "经验", "认为", "主张", "习惯", "偏好", "希望",
+                                 "user", "basis", "reason", "rationale", "holds", "prefers", "insists", "wants"]
+        #: Share of the basis (0..1) the source messages must contain.
+        min_support: float = 0.28
+
+    def __init__(self, options: Any = None):
+        super().__init__(options)
+        o = self.options
+        self._positions = lexicon.compile_words(o.user_position)
+        self._meta = lexicon.compile_words(o.meta_words)
+
+    def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
+        sources = ctx.sources(memory)
+        position = self._positions.search(content) if self._positions is not None else None
+        if position is not None:
+            users = [m for m in sources if m.role == "user"]
+            if not users:
+                return (f"it attributes a position to the user ({position.group(0)!r}) but no user message is "
+                        "among its sources; record what happened as a work_fact")
+            if all(_is_question(m.content) for m in users):
+                return (f"it attributes a position to the user ({position.group(0)!r}) but the user only asked; "
+                        "the position is someone else's")
+        for basis in self._bases(content):
+            score = _text.support(basis, *_evidence(sources), ignore=self._meta)
+            if score is not None and score < self.options.min_support:
+                return (f"the stated basis {basis.strip()[:60]!r} is not found in the source messages "
+                        f"(support {score:.2f}); a reason may not be invented")
+        return None
+
+    @staticmethod
+    def _bases(content: str) -> list[str]:
+        return [next(g for g in m.groups() if g) for m in _BASIS.finditer(content)]
+
+
+def _is_question(text: str) -> bool:
+    parts = [p for p in re.split(r"(?<=[。！!？?\n])", text.strip()) if p.strip()]
+    return bool(parts) and all(_QUESTION.search(p.strip()) for p in parts)
+
+
+def _evidence(sources: list[Any]) -> tuple[frozenset[str], frozenset[str]]:
+    text = "\n".join(m.content for m in sources if m.role in ("user", "assistant", "tool"))
+    return _text.terms(text), _text.chars(text)

@@ -1,1 +1,283 @@
-"""Family module; rules are added here."""
+"""Q -- quality: memories that say the same thing twice, or paste raw output.
+
+Q001 looks at the whole output (pairs of memories); Q002 at one memory.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import lru_cache
+from typing import Any, Iterator
+
+from memvet import pointer as jp
+from memvet.rule import Finding, Rule, RuleOptions
+from memvet.rules import _text, lexicon
+
+# --- Q001 ---------------------------------------------------------------------------
+
+_TOKEN = re.compile(rf"[{_text.CJK_CHAR}]|[a-z0-9]+(?:[._-][a-z0-9]+)*")
+
+
+@lru_cache(maxsize=8192)
+def shingles(text: str) -> frozenset[str]:
+    """Token bigrams of the normalised text (a CJK character or a Latin word is one token)."""
+    tokens = _TOKEN.findall(_text.normalize(text))
+    if len(tokens) < 2:
+        return frozenset(tokens)
+    return frozenset(f"{a} {b}" for a, b in zip(tokens, tokens[1:]))
+
+
+def similar_pairs(sets: list[frozenset[str]], threshold: float, counter: dict[str, int] | None = None,
+                  max_candidates: int = 64) -> dict[int, tuple[int, float]]:
+    """For each set, its most similar EARLIER set with Jaccard >= ``threshold``.
+
+    Prefix filtering (an exact all-pairs similarity join): with every set
+    sorted by a global order (rarest shingle first), two sets whose Jaccard
+    reaches ``t`` share at least one shingle among the first
+    ``|s| - ceil(t*|s|) + 1`` of each. Only sets that share such a prefix
+    shingle are compared, so a large output is not compared pair by pair.
+    ``counter["compared"]`` (when given) counts the exact comparisons made.
+
+    Template-like outputs (hundreds of memories sharing most of their
+    wording) would still make every pair a candidate, so each set is
+    compared with at most ``max_candidates`` earlier sets (the most recent
+    ones first): the work stays linear in the size of the output.
+    """
+    frequency: dict[str, int] = {}
+    for s in sets:
+        for g in s:
+            frequency[g] = frequency.get(g, 0) + 1
+    index: dict[str, list[int]] = {}
+    best: dict[int, tuple[int, float]] = {}
+    for k, s in enumerate(sets):
+        if not s:
+            continue
+        ordered = sorted(s, key=lambda g: (frequency[g], g))
+        prefix = ordered[: len(s) - math.ceil(threshold * len(s)) + 1]
+        seen: set[int] = set()
+        for g in prefix:
+            for other in reversed(index.get(g, ())):
+                if other in seen:
+                    continue
+                if len(seen) >= max_candidates:
+                    break
+                seen.add(other)
+                o = sets[other]
+                small, large = sorted((len(s), len(o)))
+                if small < threshold * large:
+                    continue  # the size filter: Jaccard cannot reach t
+                if counter is not None:
+                    counter["compared"] = counter.get("compared", 0) + 1
+                inter = len(s & o)
+                score = inter / (len(s) + len(o) - inter)
+                if score >= threshold and (k not in best or score > best[k][1]):
+                    best[k] = (other, score)
+        for g in prefix:
+            index.setdefault(g, []).append(k)
+    return best
+
+
+class NearDuplicate(Rule):
+    """Two memories of one output that say the same thing.
+
+    What it does:
+        Compares every kept memory with the earlier ones through token
+        bigrams (a Chinese character or an English word is a token) and
+        flags a pair whose Jaccard similarity reaches ``threshold``. It
+        points at the later memory and names the earlier one. Large outputs
+        are not compared pair by pair: a prefix filter only compares
+        memories that share a rare bigram.
+
+        Paraphrases with little shared wording are beyond it; an LLM judge
+        can catch those later.
+
+    Why is this bad?
+        Seed 000: merge, don't fragment. Two copies of one conclusion take
+        two of the few recall slots and drift apart when one is updated.
+
+    Example:
+        user: CI 用 uv sync --frozen 安装，改了依赖必须跑 uv lock 并提交 uv.lock
+        ```json
+        [{"new_scene_name": "demo｜依赖管理", "new_scene_reason": "池为空，新建情境。", "memories": [
+          {"content": "修改依赖后必须运行 uv lock 并提交更新后的 uv.lock，CI 用 uv sync --frozen 安装。", "type": "work_method", "priority": 85},
+          {"content": "修改依赖后必须运行 uv lock 并提交更新后的 uv.lock，因为 CI 用 uv sync --frozen 安装。", "type": "work_method", "priority": 80}]}]
+        ```
+        user: Refresh tokens stay in httpOnly cookies; never in localStorage.
+        ```json
+        [{"new_scene_name": "demo｜auth", "new_scene_reason": "The pool is empty.", "memories": [
+          {"content": "Refresh tokens must be stored in httpOnly cookies, never in localStorage.", "type": "work_method", "priority": 85},
+          {"content": "Refresh tokens must be stored in httpOnly cookies and never in localStorage.", "type": "work_method", "priority": 80}]}]
+        ```
+
+    Use instead:
+        user: CI 用 uv sync --frozen 安装，改了依赖必须跑 uv lock 并提交 uv.lock
+        ```json
+        [{"new_scene_name": "demo｜依赖管理", "new_scene_reason": "池为空，新建情境。", "memories": [
+          {"content": "修改依赖后必须运行 uv lock 并提交更新后的 uv.lock，因为 CI 用 uv sync --frozen 安装。", "type": "work_method", "priority": 85},
+          {"content": "CI 的依赖安装步骤使用 uv sync --frozen，只认 uv.lock。", "type": "work_fact", "priority": 80}]}]
+        ```
+        user: Refresh tokens stay in httpOnly cookies; access tokens live in memory.
+        ```json
+        [{"new_scene_name": "demo｜auth", "new_scene_reason": "The pool is empty.", "memories": [
+          {"content": "Refresh tokens must be stored in httpOnly cookies, never in localStorage.", "type": "work_method", "priority": 85},
+          {"content": "Access tokens are kept in memory only and are lost on page reload.", "type": "work_fact", "priority": 80}]}]
+        ```
+    """
+
+    code = "Q001"
+    name = "near-duplicate"
+    target = "output"
+    action = "warn"
+
+    class Options(RuleOptions):
+        #: Jaccard similarity of token bigrams (0..1) from which two memories are duplicates.
+        threshold: float = 0.7
+        #: Memories with fewer bigrams than this are too short to judge.
+        min_shingles: int = 4
+        #: Most earlier memories one memory is compared with (bounds the work on template-like outputs).
+        max_candidates: int = 64
+
+    def check(self, output: Any, ctx: Any) -> Iterator[Finding]:
+        where: list[tuple[int, int, str]] = []
+        sets: list[frozenset[str]] = []
+        for i, j, memory in ctx.memories():
+            content = memory.get("content") if isinstance(memory, dict) else None
+            if not isinstance(content, str) or ctx.is_dropped(i, j):
+                continue
+            s = shingles(content)
+            if len(s) < self.options.min_shingles:
+                continue
+            where.append((i, j, content))
+            sets.append(s)
+        threshold = min(max(self.options.threshold, 0.01), 1.0)
+        for k, (other, score) in sorted(similar_pairs(sets, threshold, max_candidates=max(self.options.max_candidates, 1)).items()):
+            i, j, _ = where[k]
+            oi, oj, earlier = where[other]
+            yield Finding(
+                f"says the same as {jp.join(oi, 'memories', oj)} ({_preview(earlier)!r}; similarity "
+                f"{score:.2f}); merge them into one memory",
+                path=jp.join(i, "memories", j))
+
+
+def _preview(text: str, limit: int = 40) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# --- Q002 ---------------------------------------------------------------------------
+
+# Lines that are raw output rather than prose: stack frames, log records,
+# shell prompts, "Key:   value" dumps, HTTP headers.
+_RAW_LINE = re.compile(
+    r"""^\s*(?:
+        at\s+(?:async\s+)?[\w.$<>\[\]/-]{1,200}(?:\s+\(|:\d)   # JS/Java stack frame
+      | File\s+"[^"\n]{1,300}",\s+line\s+\d+          # Python stack frame
+      | Traceback\s+\(most\s+recent\s+call\s+last\)
+      | \[?\d{4}-\d{2}-\d{2}[\sT]\d{1,2}:\d{2}         # time-stamped log record
+      | \[\d{1,2}:\d{2}(?::\d{2})?\]                  # [10:14:03]
+      | \[[\w:./-]{1,30}\]\s                          # [pw:api] / [INFO] prefixes
+      | \$\s+\S                                       # shell prompt
+      | >>>\s                                         # REPL prompt
+      | [\w.]*(?:Error|Exception|Warning):\s          # exception lines
+      | [A-Z][\w-]{1,40}:\s{2,}\S                     # kubectl-style "Key:   value"
+      | [A-Z][A-Za-z0-9-]{1,40}:\s\S[^\n]{0,300}$     # HTTP header "Name: value"
+      | (?:GET|POST|PUT|PATCH|DELETE|HEAD)\s+/\S*\s+HTTP/
+    )""",
+    re.VERBOSE | re.MULTILINE)
+
+
+def raw_share(content: str, log_markers: re.Pattern[str] | None = None) -> float:
+    """Share (0..1) of the content's visible characters that are fenced code or raw output lines."""
+    total = _text.visible_len(content)
+    if total == 0:
+        return 0.0
+    raw = 0
+    spans = _text.fenced_spans(content)
+    last = 0
+    outside = []
+    for start, end in spans:
+        raw += _text.visible_len(content[start:end])
+        outside.append(content[last:start])
+        last = end
+    outside.append(content[last:])
+    for part in outside:
+        raw_lines = [line for line in part.splitlines() if _is_raw_line(line, log_markers)]
+        if len(raw_lines) >= 3:
+            raw += sum(_text.visible_len(line) for line in raw_lines)
+    return raw / total
+
+
+def _is_raw_line(line: str, markers: re.Pattern[str] | None) -> bool:
+    if _RAW_LINE.match(line):
+        return True
+    return markers is not None and markers.match(line.lstrip()) is not None
+
+
+class RawDump(Rule):
+    """Content that is mostly a code block, a stack trace or a log excerpt.
+
+    What it does:
+        Measures the share of the content's visible characters that sit in
+        fenced code blocks or in raw-output lines (stack frames, time-stamped
+        log records, shell prompts, ``Key:   value`` dumps, HTTP headers). At
+        ``max_raw_share`` or more -- with at least ``min_lines`` raw lines --
+        the memory is dropped.
+
+    Why is this bad?
+        The log is retrievable by grep; a memory is for the conclusion. A
+        pasted trace spends the whole recall budget on noise and often
+        carries tokens and hostnames.
+
+    Example:
+        user: report worker 一启动就报错
+        ```json
+        {"content": "worker 启动失败，完整堆栈：\\n```\\nTraceback (most recent call last):\\n  File \\"/app/worker.py\\", line 12, in run\\n    conn.execute(q)\\n  File \\"/app/db.py\\", line 40, in execute\\n    raise OperationalError(msg)\\nsqlalchemy.exc.OperationalError: decryption failed or bad record mac\\n```",
+         "type": "work_fact", "priority": 80}
+        ```
+        user: Vite won't start on the old runner.
+        ```json
+        {"content": "Vite fails on Node 16. Log:\\nTypeError: crypto.getRandomValues is not a function\\n    at resolveConfig (file:///app/node_modules/vite/dist/node/chunks/dep.js:66741:16)\\n    at async createServer (file:///app/node_modules/vite/dist/node/chunks/dep.js:66200:12)\\n    at async CAC.<anonymous> (file:///app/node_modules/vite/dist/node/cli.js:764:24)",
+         "type": "work_fact", "priority": 80}
+        ```
+
+    Use instead:
+        user: report worker 一启动就报错
+        ```json
+        {"content": "Celery prefork worker 复用父进程建好的 SQLAlchemy 连接会导致 SSL decryption failed，需在 worker_process_init 中调用 engine.dispose()。",
+         "type": "work_fact", "priority": 80}
+        ```
+        user: Vite won't start on the old runner.
+        ```json
+        {"content": "Vite 5 needs Node 18+ (it uses the global crypto object); on Node 16 it fails at startup with 'crypto.getRandomValues is not a function'.",
+         "type": "work_fact", "priority": 80}
+        ```
+    """
+
+    code = "Q002"
+    name = "raw-dump"
+    target = "memory"
+    action = "drop"
+
+    class Options(RuleOptions):
+        #: Share (0..1) of raw characters from which content counts as a dump.
+        max_raw_share: float = 0.5
+        #: Fewest lines of raw output that make a dump.
+        min_lines: int = 3
+        #: Line starts that mark a log line besides the built-in shapes.
+        log_markers: list[str] = ["ERROR", "WARN", "WARNING", "INFO", "DEBUG", "TRACE", "FATAL", "CRITICAL",
+                                  "npm ERR!", "Caused by:", "panic:", "goroutine", "E   ", "FAILED", "PASSED",
+                                  "error[E", "warning:", "错误：", "警告："]
+
+    def __init__(self, options: Any = None):
+        super().__init__(options)
+        self._markers = lexicon.compile_words(self.options.log_markers)
+
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        content = memory.get("content")
+        if not isinstance(content, str) or content.count("\n") + 1 < self.options.min_lines:
+            return
+        share = raw_share(content, self._markers)
+        if share >= self.options.max_raw_share:
+            yield Finding(f"{share:.0%} of the content is pasted code, trace or log output; keep the conclusion "
+                          "in one or two sentences (the raw text is retrievable by grep)", path="/content")

@@ -1,1 +1,621 @@
-"""Family module; rules are added here."""
+"""T -- typed fields: task state, metadata vocabulary and enums, priority, times.
+
+The JSON Schema keeps these fields loose on purpose (CONTRACT.md section 2,
+"one fault, one violation"): ``taskState`` on any type, any metadata key,
+any string in an enum-like key or a time. Each fault is this family's to
+report, and most of them have a safe fix: the offending key is removed, or a
+retired field is moved to where it belongs.
+
+Times. A time is accepted when ``datetime.fromisoformat`` (Python 3.11)
+accepts it -- which already includes a trailing ``Z`` -- with three
+narrowings: ASCII only, the date/time separator is ``T``, ``t`` or a space
+(3.11 takes any character there, so ``2026-12-04中18:00`` would pass), and a
+lower-case ``z`` suffix is read as ``Z``. Date-only values
+(``2026-12-04``) and week dates (``2026-W49-5``) are ISO 8601 and accepted;
+reduced precision (``2026-12``), ordinal dates and ``12/04/2026`` are not.
+
+Activity times are compared with the source messages' event times
+(``timestamp``, epoch ms, validated by :attr:`Message.event_ms`) at the
+granularity the time is written in: ``2026-11-28`` covers that whole day,
+``2026-11-28T02:05Z`` that minute. A time without a UTC offset could be in
+any time zone, so its interval is widened by 14 hours on each side.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from functools import lru_cache
+from typing import Any, Iterator
+
+from memvet import pointer as jp
+from memvet.rule import Finding, Rule, RuleOptions
+
+TASK_STATES = ("open", "done", "dropped")
+LEGACY_STATUS_TO_STATE = {"done": "done", "dropped": "dropped"}
+
+# CONTRACT.md section 2: the metadata vocabulary of each type.
+VOCABULARY: dict[str, tuple[str, ...]] = {
+    "work_fact": ("work_object", "status", "activity_start_time", "activity_end_time"),
+    "work_task": ("deadline", "owner"),
+    "work_method": ("scope", "method_type"),
+    "work_artifact": ("artifact_type", "artifact_ref"),
+}
+ANY_TYPE_KEYS = ("project", "projectEvidence")
+OWNER_OF_KEY = {key: kind for kind, keys in VOCABULARY.items() for key in keys}
+
+ENUMS: dict[str, tuple[str, ...]] = {
+    "scope": ("self", "global", "unknown"),
+    "method_type": ("sop", "principle", "constraint", "anti_pattern", "heuristic", "evaluation_criterion",
+                    "reasoning_pattern"),
+    "artifact_type": ("doc", "pr", "issue", "commit", "repo", "branch", "design", "report", "prompt", "dataset"),
+}
+
+ACTIVITY_TIMES = ("activity_start_time", "activity_end_time")
+TIME_KEYS = ("deadline", *ACTIVITY_TIMES)
+
+# --- times -----------------------------------------------------------------------
+
+_NAIVE_SLACK_MS = 14 * 3_600_000  # a time without an offset may be in any zone (UTC-12..UTC+14)
+_UNIT_MS = {"day": 86_400_000, "hour": 3_600_000, "minute": 60_000, "second": 1_000}
+_DATE_CHARS = frozenset("0123456789-W")
+_ZONE_START = re.compile(r"[+\-Zz]")
+_FRACTION = re.compile(r"[.,]")
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_ONE_MS = timedelta(milliseconds=1)
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenTime:
+    """A parsed ISO 8601 time: the instant it starts at and the unit it is written in."""
+
+    start_ms: int     # as UTC; a naive time is read as UTC
+    unit: str         # day | hour | minute | second
+    aware: bool       # carries a UTC offset
+
+    @property
+    def has_time_of_day(self) -> bool:
+        return self.unit != "day"
+
+    def interval(self, tolerance_ms: int = 0) -> tuple[int, int]:
+        """``[lo, hi)`` in epoch ms covering what the text can mean."""
+        unit = _UNIT_MS[self.unit]
+        start = self.start_ms - self.start_ms % unit if self.unit == "second" else self.start_ms  # drop fractions
+        slack = tolerance_ms + (0 if self.aware else _NAIVE_SLACK_MS)
+        return start - slack, start + unit + slack
+
+
+@lru_cache(maxsize=4096)
+def parse_time(text: str) -> WrittenTime | None:
+    """``text`` as a :class:`WrittenTime`, or None when it is not accepted ISO 8601 (see module doc)."""
+    if not text or not text.isascii():
+        return None
+    if text[-1] == "z":
+        text = text[:-1] + "Z"
+    cut = next((k for k, c in enumerate(text) if c not in _DATE_CHARS), len(text))
+    if cut < len(text) and text[cut] not in "Tt ":
+        return None
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    aware = value.tzinfo is not None
+    if not aware:
+        value = value.replace(tzinfo=timezone.utc)
+    start_ms = (value - _EPOCH) // _ONE_MS  # integer arithmetic: no float rounding at the millisecond
+    return WrittenTime(start_ms, _unit(text[cut + 1:]) if cut < len(text) else "day", aware)
+
+
+def _unit(clock: str) -> str:
+    """The finest unit written in the time-of-day part (``18``, ``18:05``, ``180530.5+08:00``)."""
+    zone = _ZONE_START.search(clock)
+    clock = clock[:zone.start()] if zone else clock
+    digits = len(_FRACTION.split(clock, maxsplit=1)[0].replace(":", ""))
+    return {2: "hour", 4: "minute"}.get(digits, "second")
+
+
+def _iso(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def _equal_to_second(written: WrittenTime, ms: int | None) -> bool:
+    return ms is not None and written.start_ms // 1000 == ms // 1000
+
+
+def recorded_at_instead_of_timestamp(written: WrittenTime, sources: list[Any]) -> Any | None:
+    """The source whose ``recordedAt`` the time copies (to the second), unless it is also an event time."""
+    if not written.has_time_of_day:
+        return None
+    if any(_equal_to_second(written, m.event_ms) for m in sources):
+        return None
+    return next((m for m in sources if _equal_to_second(written, m.recorded_ms)), None)
+
+
+def _has_activity_time(meta: dict[str, Any]) -> bool:
+    # Spelled out: these rules run on every memory, and most have no activity time.
+    return "activity_start_time" in meta or "activity_end_time" in meta
+
+
+def _meta(memory: dict[str, Any]) -> dict[str, Any]:
+    meta = memory.get("metadata")
+    return meta if isinstance(meta, dict) else {}
+
+
+def _key_path(key: str) -> str:
+    return jp.join("metadata", key)
+
+
+# --- rules -----------------------------------------------------------------------
+
+class TaskStateOnNonTask(Rule):
+    """``taskState`` on a memory that is not a ``work_task``.
+
+    What it does:
+        Removes ``taskState`` from a ``work_fact``, ``work_method`` or
+        ``work_artifact``. Fix: safe -- only tasks have a state.
+
+    Why is this bad?
+        Readers filter open tasks by ``taskState``; a fact carrying
+        ``"open"`` would show up as a pending task forever.
+
+    Example:
+        user: 登录接口的超时已经改成 30 秒并上线了
+        ```json
+        {"content": "登录接口超时为 30 秒，已上线。", "type": "work_fact", "taskState": "done", "priority": 80}
+        ```
+
+    Use instead:
+        user: 登录接口的超时已经改成 30 秒并上线了
+        ```json
+        {"content": "登录接口超时为 30 秒，已上线。", "type": "work_fact", "priority": 80}
+        ```
+    """
+
+    code = "T001"
+    name = "taskstate-on-non-task"
+    target = "memory"
+    action = "fix"
+
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        if "taskState" in memory and memory["type"] != "work_task":
+            yield Finding(f"taskState belongs to work_task only; removed from this {memory['type']}",
+                          path="/taskState", fix=[{"op": "remove", "path": "/taskState"}])
+
+
+class LegacyStatus(Rule):
+    """``metadata.status`` on a ``work_task``.
+
+    What it does:
+        ``metadata.status`` is the retired way to write a task's state.
+        ``done`` and ``dropped`` (any case) move to the top-level
+        ``taskState`` -- unless ``taskState`` is already set, which wins --
+        and every other value (``todo``, ``doing``, ``blocked``,
+        ``deferred``, ``decided``...) is removed: an open task needs no
+        state. Fix: safe.
+
+    Why is this bad?
+        Nothing reads ``metadata.status``: a task marked done there stays
+        open for every reader, and the free values pile up.
+
+    Example:
+        user: L1 向量化接入已经做完了
+        ```json
+        {"content": "memory-system 的 L1 向量化接入已完成。", "type": "work_task", "priority": 80,
+         "metadata": {"status": "done"}}
+        ```
+        user: Next: the flaky login test still needs a fix.
+        ```json
+        {"content": "The flaky login test needs a fix.", "type": "work_task", "priority": 80,
+         "metadata": {"status": "todo"}}
+        ```
+
+    Use instead:
+        user: L1 向量化接入已经做完了
+        ```json
+        {"content": "memory-system 的 L1 向量化接入已完成。", "type": "work_task", "taskState": "done", "priority": 80}
+        ```
+        user: Next: the flaky login test still needs a fix.
+        ```json
+        {"content": "The flaky login test needs a fix.", "type": "work_task", "priority": 80}
+        ```
+    """
+
+    code = "T002"
+    name = "legacy-status"
+    target = "memory"
+    action = "fix"
+
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        meta = _meta(memory)
+        if memory["type"] != "work_task" or "status" not in meta:
+            return
+        status = meta["status"]
+        state = LEGACY_STATUS_TO_STATE.get(status.strip().lower()) if isinstance(status, str) else None
+        remove = {"op": "remove", "path": "/metadata/status"}
+        if state is None:
+            yield Finding(f"metadata.status is retired and {status!r} is not a task state; removed "
+                          "(an open task needs no state)", path="/metadata/status", fix=[remove])
+        elif "taskState" in memory:
+            yield Finding(f"metadata.status is retired; removed (taskState {memory['taskState']!r} is already set)",
+                          path="/metadata/status", fix=[remove])
+        else:
+            yield Finding(f"metadata.status is retired; {status!r} moved to taskState", path="/metadata/status",
+                          fix=[{"op": "add", "path": "/taskState", "value": state}, remove])
+
+
+class MetadataKeyForeign(Rule):
+    """A metadata key outside its type's vocabulary.
+
+    What it does:
+        Warns at each metadata key that CONTRACT.md does not list for the
+        memory's type: a key of another type (``deadline`` on a
+        ``work_fact``) or of none (``confidence``). ``project`` and
+        ``projectEvidence`` are legal on every type; ``status`` on a
+        ``work_task`` is T002's. Option ``allow``: extra keys a pipeline
+        accepts on every type.
+
+    Why is this bad?
+        Readers look keys up by type; a foreign key is never read, and
+        often shows that the type itself is wrong (a "fact" with a
+        deadline is a task).
+
+    Example:
+        user: 周五前要把 L1 向量化接入做完
+        ```json
+        {"content": "memory-system 需在周五前完成 L1 向量化接入。", "type": "work_fact", "priority": 85,
+         "metadata": {"deadline": "2026-12-04"}}
+        ```
+
+    Use instead:
+        user: 周五前要把 L1 向量化接入做完
+        ```json
+        {"content": "memory-system 需在周五前完成 L1 向量化接入。", "type": "work_task", "priority": 85,
+         "metadata": {"deadline": "2026-12-04"}}
+        ```
+    """
+
+    code = "T003"
+    name = "metadata-key-foreign"
+    target = "memory"
+    action = "warn"
+
+    class Options(RuleOptions):
+        allow: list[str] = []
+
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        meta = _meta(memory)
+        if not meta:
+            return
+        kind = memory["type"]
+        own = VOCABULARY.get(kind, ())
+        for key in meta:
+            if key in own or key in ANY_TYPE_KEYS or key in self.options.allow:
+                continue
+            if key == "status" and kind == "work_task":
+                continue  # T002 moves or removes it
+            owner = OWNER_OF_KEY.get(key)
+            where = f"belongs to {owner}" if owner else "belongs to no memory type"
+            yield Finding(f"metadata key {key!r} {where}, not {kind} (allowed: {', '.join(own + ANY_TYPE_KEYS)})",
+                          path=_key_path(key))
+
+
+class MetadataEnum(Rule):
+    """``scope``, ``method_type`` or ``artifact_type`` outside its list.
+
+    What it does:
+        A value that differs from a listed one only in case or surrounding
+        spaces is replaced by the listed spelling; any other value is
+        removed -- including the retired scope values: ``scope`` is only
+        ``self | global | unknown`` now, and a project is named by
+        ``metadata.project`` with ``projectEvidence``. Fix: safe (the keys
+        are optional).
+
+    Why is this bad?
+        Readers filter on these values; an unknown one silently drops the
+        memory out of every filter.
+
+    Example:
+        user: 提交信息必须使用 conventional 格式
+        ```json
+        {"content": "提交信息必须使用 conventional 格式。", "type": "work_method", "priority": 85,
+         "metadata": {"scope": "project", "method_type": "convention"}}
+        ```
+
+    Use instead:
+        user: 提交信息必须使用 conventional 格式
+        ```json
+        {"content": "提交信息必须使用 conventional 格式。", "type": "work_method", "priority": 85,
+         "metadata": {"scope": "global", "method_type": "constraint"}}
+        ```
+    """
+
+    code = "T004"
+    name = "metadata-enum"
+    target = "memory"
+    action = "fix"
+
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        meta = _meta(memory)
+        if not meta:
+            return
+        for key, allowed in ENUMS.items():
+            if key not in meta or meta[key] in allowed:
+                continue
+            value = meta[key]
+            path = _key_path(key)
+            canonical = value.strip().lower() if isinstance(value, str) else None
+            if canonical in allowed:
+                yield Finding(f"metadata.{key} {value!r} is spelled {canonical!r}; normalised", path=path,
+                              fix=[{"op": "replace", "path": path, "value": canonical}])
+                continue
+            hint = " (retired scope values are gone: name a project with metadata.project and " \
+                   "projectEvidence)" if key == "scope" else ""
+            yield Finding(f"metadata.{key} {value!r} is not one of {' | '.join(allowed)}; removed{hint}",
+                          path=path, fix=[{"op": "remove", "path": path}])
+
+
+class LowPriority(Rule):
+    """``priority`` below the threshold.
+
+    What it does:
+        Drops a memory whose ``priority`` is under ``min_priority`` (config,
+        70 by default).
+
+    Why is this bad?
+        The extraction prompt says anything under 70 must not be emitted:
+        downstream budgets are hard (top-3 recall, scene limits), and a
+        low-value memory pushes out a better one every turn.
+
+    Example:
+        user: 顺手把 README 里的错别字改了
+        ```json
+        {"content": "README 的错别字已修正。", "type": "work_fact", "priority": 40}
+        ```
+
+    Use instead:
+        user: 接入 Redis 的服务必须按压测峰值配置连接池
+        ```json
+        {"content": "接入 Redis 的服务按压测峰值配置连接池大小。", "type": "work_fact", "priority": 85}
+        ```
+    """
+
+    code = "T005"
+    name = "low-priority"
+    target = "memory"
+    action = "drop"
+
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        threshold = ctx.config.min_priority
+        priority = memory["priority"]
+        if priority < threshold:
+            shown = int(priority) if priority == int(priority) else priority
+            yield Finding(f"priority {shown} is below {threshold}; memories under {threshold} must not be kept",
+                          path="/priority")
+
+
+class BadTime(Rule):
+    """``deadline`` / ``activity_start_time`` / ``activity_end_time`` that is not ISO 8601.
+
+    What it does:
+        Removes a time that is not ISO 8601, e.g. ``下周五``,
+        ``12/04/2026``, ``2026-12`` or ``next Friday``. Accepted is what
+        Python 3.11's ``datetime.fromisoformat`` reads (dates, week dates,
+        times with or without seconds, fractions and offsets, a trailing
+        ``Z``), narrowed to ASCII text whose date/time separator is ``T``,
+        ``t`` or a space; a trailing ``z`` counts as ``Z``.
+        Fix: safe -- the times are optional, and a guess is worse than none.
+
+    Why is this bad?
+        Readers sort and filter by these times; a relative or local-format
+        date cannot be resolved later, when "next Friday" means another day.
+
+    Example:
+        user: L1 向量化接入下周五前要做完
+        ```json
+        {"content": "memory-system 需在下周五前完成 L1 向量化接入。", "type": "work_task", "priority": 85,
+         "metadata": {"deadline": "下周五"}}
+        ```
+        user: Ship the billing retry fix by December 4.
+        ```json
+        {"content": "The billing retry fix must ship by 2026-12-04.", "type": "work_task", "priority": 85,
+         "metadata": {"deadline": "12/04/2026"}}
+        ```
+
+    Use instead:
+        user: L1 向量化接入 12 月 4 日前要做完
+        ```json
+        {"content": "memory-system 需在 2026-12-04 前完成 L1 向量化接入。", "type": "work_task", "priority": 85,
+         "metadata": {"deadline": "2026-12-04T18:00:00+08:00"}}
+        ```
+        user: Ship the billing retry fix by December 4.
+        ```json
+        {"content": "The billing retry fix must ship by 2026-12-04.", "type": "work_task", "priority": 85,
+         "metadata": {"deadline": "2026-12-04"}}
+        ```
+    """
+
+    code = "T006"
+    name = "bad-time"
+    target = "memory"
+    action = "fix"
+
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        meta = _meta(memory)
+        if not meta:
+            return
+        for key in TIME_KEYS:
+            if key in meta:
+                value = meta[key]
+                if not isinstance(value, str) or parse_time(value) is None:
+                    path = _key_path(key)
+                    yield Finding(f"metadata.{key} {value!r} is not an ISO 8601 time; removed", path=path,
+                                  fix=[{"op": "remove", "path": path}])
+
+
+class GuessedTime(Rule):
+    """An activity time although no source message has a valid timestamp.
+
+    What it does:
+        Removes ``activity_start_time`` / ``activity_end_time`` when none of
+        the memory's source messages carries a valid event ``timestamp``
+        (null, missing or implausible, e.g. epoch seconds). Fix: safe.
+
+    Why is this bad?
+        With no event time the model can only have guessed the time -- from
+        the archive time, "yesterday" or the current date -- and a wrong
+        time is worse than none.
+
+    Example:
+        user [timestamp=null]: The nightly backup job was moved off the primary.
+        ```json
+        {"content": "The nightly backup job no longer runs on the primary database.", "type": "work_fact",
+         "priority": 80, "metadata": {"activity_start_time": "2026-11-28T02:00:00Z"}}
+        ```
+
+    Use instead:
+        user [timestamp=null]: The nightly backup job was moved off the primary.
+        ```json
+        {"content": "The nightly backup job no longer runs on the primary database.", "type": "work_fact",
+         "priority": 80}
+        ```
+        user: The nightly backup job was moved off the primary.
+        ```json
+        {"content": "The nightly backup job no longer runs on the primary database.", "type": "work_fact",
+         "priority": 80, "metadata": {"activity_start_time": "2026-11-28T02:00:00Z"}}
+        ```
+    """
+
+    code = "T007"
+    name = "guessed-time"
+    target = "memory"
+    action = "fix"
+
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        meta = _meta(memory)
+        if not _has_activity_time(meta):
+            return
+        if any(m.event_ms is not None for m in ctx.sources(memory)):
+            return
+        for key in ACTIVITY_TIMES:
+            if key in meta:
+                path = _key_path(key)
+                yield Finding(f"metadata.{key} {meta[key]!r} but no source message has a valid timestamp; "
+                              "an activity time must not be guessed, removed", path=path,
+                              fix=[{"op": "remove", "path": path}])
+
+
+class TimeOutsideSources(Rule):
+    """An activity time outside the span of its sources' timestamps.
+
+    What it does:
+        Warns when ``activity_start_time`` / ``activity_end_time`` does not
+        overlap the span from the earliest to the latest valid event
+        ``timestamp`` of the memory's source messages. The time is compared
+        at the granularity it is written in (a date covers its day), a time
+        without a UTC offset gets 14 hours either side, and option
+        ``tolerance_minutes`` (default 0) widens the span. Times T006, T007
+        or T009 handle are left to them.
+
+    Why is this bad?
+        An activity time is derived from the messages' event times; one
+        outside their span was probably computed wrongly (a time-zone slip,
+        a relative date resolved against the wrong day). It may also be a
+        time the user stated ("we started last Monday"), hence a warning.
+
+    Example:
+        user: 昨天已经把 auth-service 的 Redis 连接池调到 64
+        ```json
+        {"content": "auth-service 的 Redis 连接池已调到 64。", "type": "work_fact", "priority": 80,
+         "metadata": {"activity_start_time": "2026-10-01"}}
+        ```
+
+    Use instead:
+        user: 昨天已经把 auth-service 的 Redis 连接池调到 64
+        ```json
+        {"content": "auth-service 的 Redis 连接池已调到 64。", "type": "work_fact", "priority": 80,
+         "metadata": {"activity_start_time": "2026-11-28"}}
+        ```
+    """
+
+    code = "T008"
+    name = "time-outside-sources"
+    target = "memory"
+    action = "warn"
+
+    class Options(RuleOptions):
+        tolerance_minutes: int = 0
+
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        meta = _meta(memory)
+        if not _has_activity_time(meta):
+            return
+        sources = ctx.sources(memory)
+        times = [m.event_ms for m in sources if m.event_ms is not None]
+        if not times:
+            return  # T007's
+        lo, hi = min(times), max(times)
+        tolerance = self.options.tolerance_minutes * 60_000
+        for key in ACTIVITY_TIMES:
+            value = meta.get(key)
+            written = parse_time(value) if isinstance(value, str) else None
+            if written is None or recorded_at_instead_of_timestamp(written, sources):
+                continue  # T006's / T009's
+            start, end = written.interval(tolerance)
+            if start <= hi and end > lo:
+                continue
+            span = _iso(lo) if lo == hi else f"{_iso(lo)} .. {_iso(hi)}"
+            yield Finding(f"metadata.{key} {value!r} lies outside the source messages' event times ({span})",
+                          path=_key_path(key))
+
+
+class RecordedAtAsTime(Rule):
+    """An activity time copied from ``recordedAt`` instead of ``timestamp``.
+
+    What it does:
+        Removes ``activity_start_time`` / ``activity_end_time`` when it
+        equals, to the second, a source message's ``recordedAt`` and no
+        source's ``timestamp``. A time without a UTC offset is read as UTC;
+        a date-only time is never compared. Fix: safe.
+
+    Why is this bad?
+        ``recordedAt`` is when the message was archived -- minutes, hours or
+        days after the work happened. It must never stand in for the event
+        time.
+
+    Example:
+        user: auth-service 的 Redis 连接池已经调到 64
+        ```json
+        {"content": "auth-service 的 Redis 连接池已调到 64。", "type": "work_fact", "priority": 80,
+         "metadata": {"activity_start_time": "2026-11-28T02:05:00Z"}}
+        ```
+
+    Use instead:
+        user: auth-service 的 Redis 连接池已经调到 64
+        ```json
+        {"content": "auth-service 的 Redis 连接池已调到 64。", "type": "work_fact", "priority": 80,
+         "metadata": {"activity_start_time": "2026-11-28T02:00:00Z"}}
+        ```
+    """
+
+    code = "T009"
+    name = "recorded-at-as-time"
+    target = "memory"
+    action = "fix"
+
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        meta = _meta(memory)
+        if not _has_activity_time(meta):
+            return
+        sources = ctx.sources(memory)
+        for key in ACTIVITY_TIMES:
+            value = meta.get(key)
+            written = parse_time(value) if isinstance(value, str) else None
+            if written is None:
+                continue
+            copied = recorded_at_instead_of_timestamp(written, sources)
+            if copied is not None:
+                path = _key_path(key)
+                yield Finding(f"metadata.{key} {value!r} is the archive time (recordedAt) of message {copied.id!r}, "
+                              f"not its event time ({_iso(copied.event_ms) if copied.event_ms else 'unknown'}); "
+                              "removed", path=path, fix=[{"op": "remove", "path": path}])

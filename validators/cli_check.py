@@ -1,10 +1,31 @@
-"""``memvet check``: validate one answer, or a JSONL file of them."""
+"""``memvet check``: validate one answer, or a JSONL file of them.
+
+One answer: ``memvet check OUTPUT --context CONTEXT`` prints the report in
+``--format`` (text, json, sarif, github or a plugin's format).
+
+A JSONL file (no ``--context``, or a ``.jsonl`` name; ``-`` reads stdin):
+one ``{"context": ..., "output": ...}`` object per line. Each line's report
+is printed as soon as it is checked -- ``json`` prints one compact report
+per line, ``sarif`` one log for the whole file -- then a summary (for sarif
+on stderr, so stdout stays one document). Memory stays flat however long
+the file is. ``--jobs N`` spreads the lines over N processes in chunks,
+with a bounded number in flight, and prints them in file order. On a
+terminal, stderr shows a progress bar.
+
+Exit codes (CONTRACT.md section 4): 2 when any line or file is a caller
+error (named by ``file:line`` and field), else 1 when any answer was
+rejected (0 with ``--exit-zero``), else 0.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import time
+from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -23,7 +44,26 @@ def register(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
     p.add_argument("--format", default="text", help="text (default), json, sarif, github, or a plugin's format")
     p.add_argument("--show-unused-ignores", action="store_true", help="report ignore entries that matched nothing (E002)")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    from memvet.store.cli import add_commit_options  # --commit, --store, --stream, --cursor
+
+    add_commit_options(p)
+    p.add_argument("--jobs", "-j", type=_jobs, default=1, metavar="N",
+                   help="check a JSONL file with N processes (output order is kept; 0 = one per CPU)")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (it is only ever drawn on stderr when stderr is a terminal)")
+    p.add_argument("--exit-zero", action="store_true",
+                   help="exit 0 even when the answer is rejected (usage/context/config errors still exit 2)")
     return {"check": run_check}
+
+
+def _jobs(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of processes: {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError("must be 0 (one per CPU) or more")
+    return n or (os.cpu_count() or 1)
 
 
 def _read(path: str) -> bytes:
@@ -64,6 +104,10 @@ def run_check(args: argparse.Namespace) -> int:
     engine = Engine(config)
     fmt = _formatter(args.format)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and args.format == "text")
+    if getattr(args, "commit", False):  # validate with the store attached, then commit (memvet.store.cli)
+        from memvet.store.cli import check_and_commit
+
+        return check_and_commit(engine, args, fmt, color)
     if is_jsonl(args):
         if args.context is not None:
             raise MemvetError("--context does not apply to a JSONL file (each line carries its context)",
@@ -72,39 +116,231 @@ def run_check(args: argparse.Namespace) -> int:
     raw = _read(args.output)
     report = engine.validate(raw, args.context)
     print(fmt(report, source=args.output, color=color))
-    return EXIT_OK if report.ok else EXIT_REJECT
+    return EXIT_OK if report.ok or args.exit_zero else EXIT_REJECT
+
+
+# --- JSONL: one {"context", "output"} object per line ------------------------
+#
+# Streaming: lines are read, checked and printed one at a time (or a bounded
+# window of chunks with --jobs), so memory does not grow with the file. A
+# line whose JSON or context is broken is a caller error: it is reported on
+# stderr naming file:line and field, the other lines are still checked, and
+# the exit code is 2. Otherwise 1 if any answer was rejected, else 0.
+
+CHUNK_LINES = 32          # lines per task sent to a worker process
+WINDOW_PER_JOB = 4        # chunks in flight per worker (bounds memory, keeps order)
+
+
+@dataclass(slots=True)
+class LineOutcome:
+    """What checking one JSONL line produced, small enough to send between processes."""
+
+    line: int
+    ok: bool = True
+    text: str | None = None      # the formatted report (every format but sarif)
+    violations: list[Any] | None = None  # sarif: the violations, merged into one log
+    error: str | None = None     # a caller error on this line
+
+
+def iter_lines(path: str) -> Iterator[tuple[int, bytes, int]]:
+    """Yield ``(line_number, raw_line, bytes_read_so_far)`` for every non-blank line, lazily."""
+    try:
+        stream = sys.stdin.buffer if path == "-" else open(path, "rb")
+    except OSError as exc:
+        raise MemvetError(f"cannot read: {exc.strerror or exc}", file=path) from None
+    done = 0
+    with stream:
+        for n, line in enumerate(stream, 1):
+            done += len(line)
+            if line.strip():
+                yield n, line, done
+
+
+def decode_line(path: str, n: int, line: bytes) -> dict[str, Any]:
+    """Parse one JSONL line; ContextError naming ``path:n`` when it is not a {context, output} object."""
+    try:
+        item = json.loads(line)
+    except ValueError as exc:
+        raise ContextError(f"line is not JSON: {exc}", file=f"{path}:{n}") from None
+    if not isinstance(item, dict) or "context" not in item or "output" not in item:
+        raise ContextError('each line must be an object with "context" and "output"', file=f"{path}:{n}")
+    return item
 
 
 def iter_jsonl(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line_number, item)`` lazily; a malformed line is a caller error."""
-    stream = sys.stdin.buffer if path == "-" else open(path, "rb")
-    with stream:
-        for n, line in enumerate(stream, 1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except ValueError as exc:
-                raise ContextError(f"line is not JSON: {exc}", file=f"{path}:{n}") from None
-            if not isinstance(item, dict) or "context" not in item or "output" not in item:
-                raise ContextError('each line must be an object with "context" and "output"', file=f"{path}:{n}")
-            yield n, item
+    """Yield ``(line_number, item)`` lazily; a malformed line raises ContextError."""
+    for n, line, _ in iter_lines(path):
+        yield n, decode_line(path, n, line)
 
 
-def _check_jsonl(args: argparse.Namespace, engine: Any, fmt: Callable[..., str], color: bool) -> int:
-    total = rejected = 0
-    for n, item in iter_jsonl(args.output):
-        source = f"{args.output}:{n}"
+def check_line(engine: Any, fmt: Callable[..., str], fmt_name: str, color: bool,
+               path: str, n: int, line: bytes) -> LineOutcome:
+    """Validate one line and format its report (runs in the main process or a worker)."""
+    source = f"{path}:{n}"
+    try:
+        item = decode_line(path, n, line)
         try:
             report = engine.validate(item["output"], item["context"])
         except ContextError as exc:
-            raise ContextError(exc.detail, file=source, field=("/context" + (exc.field or ""))) from None
-        total += 1
-        rejected += not report.ok
-        print(fmt(report, source=source, color=color))
-    summary = {"answers": total, "rejected": rejected, "ok": total - rejected}
-    if args.format == "text":
-        print(f"{args.output}: {total} answers, {total - rejected} ok, {rejected} rejected")
+            raise ContextError(exc.detail, file=source, field="/context" + (exc.field or "")) from None
+    except MemvetError as exc:
+        return LineOutcome(n, ok=False, error=str(exc))
+    if fmt_name == "sarif":
+        return LineOutcome(n, ok=report.ok, violations=report.violations)
+    if fmt_name == "json":
+        return LineOutcome(n, ok=report.ok, text=report.to_json(indent=None))  # one report per line
+    return LineOutcome(n, ok=report.ok, text=fmt(report, source=source, color=color))
+
+
+# Worker processes keep one engine each (built once, like the main process).
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(config: Any, fmt_name: str, color: bool, path: str) -> None:
+    from .engine import Engine
+
+    _WORKER.update(engine=Engine(config), fmt=_formatter(fmt_name), fmt_name=fmt_name, color=color, path=path)
+
+
+def _work(chunk: list[tuple[int, bytes]]) -> list[LineOutcome]:
+    w = _WORKER
+    return [check_line(w["engine"], w["fmt"], w["fmt_name"], w["color"], w["path"], n, line) for n, line in chunk]
+
+
+class Progress:
+    """A one-line progress bar on a terminal's stderr: lines done and, for files, the share of bytes.
+
+    Redrawn at most every ``interval`` seconds so it costs nothing per line;
+    ``clear()`` wipes it before other output reaches the same terminal.
+    """
+
+    def __init__(self, stream: Any, total_bytes: int | None, *, interval: float = 0.1, width: int = 24):
+        self.stream, self.total, self.interval, self.width = stream, total_bytes, interval, width
+        self.last: float | None = None  # the first update always draws
+        self.shown = False
+
+    def update(self, lines: int, done_bytes: int, *, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and self.last is not None and now - self.last < self.interval:
+            return
+        self.last = now
+        if self.total:
+            share = min(done_bytes / self.total, 1.0)
+            filled = int(share * self.width)
+            bar = f"[{'#' * filled}{'.' * (self.width - filled)}] {share:4.0%} "
+        else:
+            bar = ""
+        self.stream.write(f"\r\033[Kmemvet check {bar}{lines} lines")
+        self.stream.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+            self.shown = False
+
+
+def _progress_for(args: argparse.Namespace) -> Progress | None:
+    if getattr(args, "no_progress", False) or not sys.stderr.isatty():
+        return None
+    total = None
+    if args.output != "-":
+        try:
+            total = os.path.getsize(args.output)
+        except OSError:
+            total = None
+    return Progress(sys.stderr, total)
+
+
+def _outcomes(args: argparse.Namespace, engine: Any, fmt: Callable[..., str], color: bool,
+              progress: Progress | None) -> Iterator[LineOutcome]:
+    """Every line's outcome, in file order; serial, or over ``--jobs`` processes."""
+    path, jobs = args.output, getattr(args, "jobs", 1) or 1
+    lines = iter_lines(path)
+    count = 0
+    if jobs <= 1:
+        for n, line, done in lines:
+            yield check_line(engine, fmt, args.format, color, path, n, line)
+            count += 1
+            if progress:
+                progress.update(count, done)
+        return
+    import multiprocessing
+
+    window = jobs * WINDOW_PER_JOB
+    pending: deque[Any] = deque()
+    with multiprocessing.get_context().Pool(jobs, initializer=_init_worker,
+                                            initargs=(engine.config, args.format, color, path)) as pool:
+        chunk: list[tuple[int, bytes]] = []
+        done = 0
+
+        def drain(limit: int) -> Iterator[LineOutcome]:
+            nonlocal count
+            while len(pending) > limit:
+                batch = pending.popleft().get()
+                count += len(batch)
+                if progress:
+                    progress.update(count, done)
+                yield from batch
+
+        for n, line, done in lines:
+            chunk.append((n, line))
+            if len(chunk) >= CHUNK_LINES:
+                pending.append(pool.apply_async(_work, (chunk,)))
+                chunk = []
+                yield from drain(window)
+        if chunk:
+            pending.append(pool.apply_async(_work, (chunk,)))
+        yield from drain(0)
+
+
+def _check_jsonl(args: argparse.Namespace, engine: Any, fmt: Callable[..., str], color: bool) -> int:
+    from .ci_formats import SarifStream
+
+    out = sys.stdout
+    progress = _progress_for(args)
+    share_terminal = progress is not None and out.isatty()
+    sarif = SarifStream(out) if args.format == "sarif" else None
+    total = rejected = errors = 0
+    try:
+        for outcome in _outcomes(args, engine, fmt, color, progress):
+            total += 1
+            if share_terminal:
+                progress.clear()
+            if outcome.error is not None:
+                errors += 1
+                out.flush()
+                print(f"memvet: error: {outcome.error}", file=sys.stderr)
+                continue
+            rejected += not outcome.ok
+            if sarif is not None:
+                sarif.add(_Violations(outcome.violations or []), f"{args.output}:{outcome.line}")
+            else:
+                out.write(outcome.text + "\n")
+            out.flush()  # stream: each answer's report is out before the next line is read
+    finally:
+        if progress:
+            progress.clear()
+    ok = total - rejected - errors
+    summary = {"answers": total, "ok": ok, "rejected": rejected, "errors": errors}
+    line = f"{args.output}: {total} answers, {ok} ok, {rejected} rejected" + (f", {errors} errors" if errors else "")
+    if sarif is not None:
+        sarif.close()
+        print(line, file=sys.stderr)  # stdout must stay one SARIF document
     elif args.format == "json":
         print(json.dumps({"summary": summary}))
-    return EXIT_OK if rejected == 0 else EXIT_REJECT
+    elif args.format in ("text", "github"):
+        print(line if args.format == "text" else f"memvet: {line}")
+    else:
+        print(line, file=sys.stderr)
+    if errors:
+        return EXIT_USAGE
+    return EXIT_OK if rejected == 0 or args.exit_zero else EXIT_REJECT
+
+
+@dataclass(slots=True)
+class _Violations:
+    """The part of a Report that SarifStream reads, rebuilt from a worker's outcome."""
+
+    violations: list[Any]

@@ -61,10 +61,18 @@ class RoutingConfig(_Strict):
         "task_state": "on_task_close",
         "code_preference": "review_quarterly",
     })
+    #: The ``scope`` of long-term records (W007 compares facts of one scope).
+    scope: str = "repo:{repo}"
 
 
 class StoreConfig(_Strict):
+    """The reference store (``memvet.store``): where the SQLite file lives."""
+
     path: str = ".memvet/memory.db"
+    #: Seconds a writer waits for another writer's lock before failing.
+    busy_timeout: float = Field(default=10.0, gt=0)
+    #: Days after which ``memvet store expire`` asks to review a code preference.
+    review_days: int = Field(default=90, ge=1)
 
 
 class ExtractorConfig(_Strict):
@@ -74,6 +82,14 @@ class ExtractorConfig(_Strict):
     token_budget: int = Field(default=60_000, ge=0)
     timeout: float = Field(default=60.0, gt=0)
     prompt: str | None = None
+    # memvet.extractor: transport retries, structured-output mode, session windows, LLM judge.
+    retries: int = Field(default=3, ge=0)
+    structured: str = Field(default="auto", pattern="^(auto|json_schema|json_object|off)$")
+    window: int = Field(default=10, ge=1)
+    background: int = Field(default=4, ge=0)
+    concurrency: int = Field(default=4, ge=1)
+    judge: bool = False
+    judge_model: str | None = None
 
 
 class Config(_Strict):
@@ -108,7 +124,7 @@ class Config(_Strict):
 
 
 def _field(loc: tuple[Any, ...]) -> str:
-    return ".".join(str(p) for p in loc)
+    return ".".join(str(p) for p in loc if p != "")  # memvet.toml has no "tool.memvet" prefix
 
 
 def config_from_dict(data: dict[str, Any], *, source: str | None = None, prefix: str = "tool.memvet") -> Config:

@@ -16,7 +16,6 @@ each), but write rules see only kept records.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Callable, Iterable
@@ -30,12 +29,24 @@ from .errors import ConfigError
 from .parse import ParseResult, parse_output
 from .registry import Registry, default_registry
 from .report import Report, Violation
-from .rule import Action, Finding, Rule
+from .rule import MEMORY_TYPES, Action, Finding, Rule
 
 # Codes the engine itself emits (their classes live in memvet.rules.engine).
 E001, E002 = "E001", "E002"
 S004 = "S004"
 FATAL_PARSE = ("S001", "S003")
+# Targets whose rules may declare the memory types they apply to (Rule.types).
+TYPED_TARGETS = ("memory", "record")
+
+
+def _memory_path(scene_index: int, memory_index: int) -> str:
+    """``jp.join(i, "memories", j)`` for int indices (nothing to escape), on the hot path."""
+    return f"/{scene_index}/memories/{memory_index}"
+
+
+def _type_of(target: Any) -> str | None:
+    kind = target.get("type") if isinstance(target, dict) else None
+    return kind if isinstance(kind, str) else None
 
 
 @dataclass(slots=True)
@@ -48,6 +59,10 @@ class _Bound:
     action: Action
     configured: bool  # the action comes from config (beats a finding's own)
     origin: str
+    #: The memory types the rule applies to (``Rule.types``); None: every type.
+    types: frozenset[str] | None = None
+    #: Position in its target's list (where to resume when a fix changes the type).
+    pos: int = 0
 
 
 class RuleContext:
@@ -98,7 +113,7 @@ class RuleContext:
         return hit[1], hit[2]
 
     def is_dropped(self, scene_index: int, memory_index: int) -> bool:
-        return jp.join(scene_index, "memories", memory_index) in self.dropped
+        return _memory_path(scene_index, memory_index) in self.dropped
 
     def memo(self, key: str, compute: Callable[[], Any]) -> Any:
         """Cache a batch-level value (dominant language, lexicon index...) on the batch."""
@@ -143,6 +158,15 @@ class Engine:
                 self.by_target[cls.target].append(bound)
             elif config.show_unused_ignores:
                 self.suppressed[cls.target].append(bound)
+        # Memory and record rules that declare ``types`` are dispatched from a
+        # per-type list, so a method-only rule is never called on a fact.
+        self.by_type: dict[str, dict[str | None, list[_Bound]]] = {}
+        for target in TYPED_TARGETS:
+            bounds = self.by_target[target]
+            for pos, bound in enumerate(bounds):
+                bound.pos = pos
+            self.by_type[target] = {kind: [b for b in bounds if b.types is None or kind in b.types]
+                                    for kind in (*MEMORY_TYPES, None)}
 
     # --- setup ---------------------------------------------------------------
     def _check_config_codes(self) -> None:
@@ -166,7 +190,9 @@ class Engine:
                               field=f"tool.memvet.rules.{cls.code}" + (f".{loc}" if loc else "")) from None
         configured = cls.code in self.config.actions
         action = self.config.actions.get(cls.code, cls.action)
-        return _Bound(cls(options), cls.code, cls.name, action, configured, cls.origin())
+        types = getattr(cls, "types", None)
+        return _Bound(cls(options), cls.code, cls.name, action, configured, cls.origin(),
+                      None if types is None else frozenset(types))
 
     # --- the run -------------------------------------------------------------
     def validate(self, output: Any, context: Any, *, store: Any = None) -> Report:
@@ -194,14 +220,15 @@ class Engine:
             ctx.scene_index, ctx.memory_index = i, None
             ctx.scene = ctx.output[i]
             ctx.original = value[i]
-            self._run_target(run, "scene", ctx.output[i], jp.join(i))
-            for j in range(len(value[i]["memories"])):
+            self._run_target(run, "scene", ctx.output[i], f"/{i}")
+            originals = value[i]["memories"]
+            for j in range(len(originals)):
                 if (i, j) not in valid_memories:
                     continue
                 ctx.memory_index = j
                 ctx.scene = ctx.output[i]
-                ctx.original = value[i]["memories"][j]
-                self._run_target(run, "memory", None, jp.join(i, "memories", j))
+                ctx.original = originals[j]
+                self._run_target(run, "memory", None, _memory_path(i, j))
         ctx.scene = ctx.scene_index = ctx.memory_index = None
         ctx.original = value
         self._run_target(run, "output", ctx.output, "")
@@ -240,15 +267,32 @@ class Engine:
     def _run_target(self, run: _Run, target: str, obj: Any, base: str) -> None:
         ctx = run.ctx
         ctx.path = base
-        for bound in self.by_target[target]:
-            current = self._current_target(ctx, target, obj)
+        current = self._current_target(ctx, target, obj)
+        typed = target in TYPED_TARGETS
+        if typed:
+            kind = _type_of(current)
+            bounds = self.by_type[target].get(kind) or self.by_type[target][None]
+        else:
+            bounds = self.by_target[target]
+        k = 0
+        while k < len(bounds):
+            bound = bounds[k]
+            k += 1
             try:
                 findings = list(bound.rule.check(current, ctx))
             except Exception as exc:  # isolate: a crashing rule never stops the run
                 self._crash(run, bound, base, exc)
                 continue
+            if not findings:
+                continue
             for finding in findings:
                 self._handle(run, bound, target, base, finding)
+            # A fix may have replaced the target (copy-on-write) or changed its type.
+            current = self._current_target(ctx, target, obj)
+            if typed and _type_of(current) != kind:
+                kind = _type_of(current)
+                bounds = [b for b in self.by_target[target][bound.pos + 1:] if b.types is None or kind in b.types]
+                k = 0
         if self.config.show_unused_ignores:
             for bound in self.suppressed[target]:
                 try:
@@ -278,9 +322,12 @@ class Engine:
         path = base + finding.path
         fix = None
         if action == "fix" and finding.fix is not None:
-            # Record fixes patch the report's records, not the output.
-            fix_base = jp.join("records", ctx.record_index) if target == "record" else base
-            fix = [_absolute(op, fix_base) for op in finding.fix]
+            # Record fixes patch the report's records, not the output; a record
+            # held back by a reject has no place in ``records`` to patch.
+            if target != "record":
+                fix = [_absolute(op, base) for op in finding.fix]
+            elif ctx.record_index is not None:
+                fix = [_absolute(op, jp.join("records", ctx.record_index)) for op in finding.fix]
             if finding.fix:
                 try:
                     self._apply(run, target, base, finding.fix)
@@ -317,7 +364,7 @@ class Engine:
         if target in ("parse", "output"):
             # Whole-output fixes: copy everything once, then patch absolute paths.
             if "all" not in run.copied:
-                ctx.output[:] = copy.deepcopy(ctx.output)
+                ctx.output[:] = _clone(ctx.output)
                 run.copied.add("all")
                 run.copied.update(("scene", i) for i in range(len(ctx.output)))
             jp.apply(ctx.output, ops)
@@ -331,7 +378,7 @@ class Engine:
         if target == "memory":
             j = ctx.memory_index
             if ("memory", i, j) not in run.copied:
-                scene["memories"][j] = copy.deepcopy(scene["memories"][j])
+                scene["memories"][j] = _clone(scene["memories"][j])
                 run.copied.add(("memory", i, j))
             obj = scene["memories"][j]
         else:
@@ -347,10 +394,10 @@ class Engine:
             if target == "scene" and tokens[:1] == ["memories"] and len(tokens) > 1 and tokens[1].isdigit():
                 j = int(tokens[1])
                 if ("memory", i, j) not in run.copied:
-                    scene["memories"][j] = copy.deepcopy(scene["memories"][j])
+                    scene["memories"][j] = _clone(scene["memories"][j])
                     run.copied.add(("memory", i, j))
             elif tokens and tokens[0] in obj and (id(obj), tokens[0]) not in run.copied and len(tokens) > 1:
-                obj[tokens[0]] = copy.deepcopy(obj[tokens[0]])
+                obj[tokens[0]] = _clone(obj[tokens[0]])
                 run.copied.add((id(obj), tokens[0]))
             jp.apply(obj, [op])
 
@@ -362,35 +409,43 @@ class Engine:
         rejected = run.rejected
         if "" in rejected:
             return [], []
+        rejected_scenes, rejected_memories = _rejected_parts(rejected)
         records: list[dict[str, Any]] = []
         paths: list[str] = []
+        held_flags: list[bool] = []
         for i, j in ctx.valid_memories:
-            scene_path = jp.join(i)
-            mem_path = jp.join(i, "memories", j)
+            mem_path = _memory_path(i, j)
             if mem_path in ctx.dropped or i in run.removed_scenes:
                 continue
-            if any(r == scene_path or r == mem_path or r.startswith(mem_path + "/")
-                   or (r.startswith(scene_path + "/") and not r.startswith(scene_path + "/memories/"))
-                   for r in rejected):
-                continue
+            # A rejected memory is routed and write-checked too, so one report
+            # names every fault, but it never becomes a record.
+            held = False
+            if rejected_scenes or rejected_memories:
+                si = str(i)
+                held = si in rejected_scenes or (si, str(j)) in rejected_memories
             scene = ctx.output[i]
-            memory = ctx.output[i]["memories"][j]
+            memory = scene["memories"][j]
             record = {k: scene[k] for k in ("scene_id", "new_scene_name", "new_scene_reason") if k in scene}
-            record.update(copy.deepcopy(memory))
-            _, session = ctx.resolve_sources(memory)
+            record.update(_clone(memory))
+            messages, session = ctx.resolve_sources(memory)
+            ids = record.get("source_message_ids")
+            if isinstance(ids, list):  # same ids, same answer: spare routing and W rules a second lookup
+                ctx._sources[id(ids)] = (ids, messages, session)
             record["sessionKey"] = session
             records.append(record)
             paths.append(mem_path)
+            held_flags.append(held)
         records = [route(r, ctx) for r in records]
         kept_records, kept_paths = [], []
-        for k, (record, path) in enumerate(zip(records, paths)):
+        for record, path, held in zip(records, paths, held_flags):
             ctx.record = record
-            ctx.record_index = len(kept_records)
+            # None: no record will exist to patch, so write fixes are reported without ops.
+            ctx.record_index = None if held else len(kept_records)
             before = len(run.violations)
             self._run_target(run, "record", record, path)
             ctx.record = None
             faults = {v.action for v in run.violations[before:]}
-            if "reject" in faults or "drop" in faults:
+            if held or "reject" in faults or "drop" in faults:
                 continue
             kept_records.append(record)
             kept_paths.append(path)
@@ -422,7 +477,7 @@ class Engine:
             "rejected": sum(1 for v in run.violations if v.action == "reject"),
         }
         return Report(ok=ok, violations=run.violations, records=records, dropped=dropped, output=output,
-                      stats=stats, original=value, record_paths=paths)
+                      stats=stats, original=value, record_paths=paths, secrets=dict(ctx.secrets))
 
     def _final_output(self, run: _Run, value: Any) -> Any:
         if not isinstance(value, list):
@@ -436,11 +491,36 @@ class Engine:
                 out.append(scene)
                 continue
             memories = [m for j, m in enumerate(scene["memories"])
-                        if jp.join(i, "memories", j) not in ctx.dropped]
+                        if _memory_path(i, j) not in ctx.dropped]
             if not memories and scene["memories"]:
                 continue  # every memory dropped: the scene goes too
             out.append(scene if len(memories) == len(scene["memories"]) else {**scene, "memories": memories})
         return out
+
+
+def _clone(value: Any) -> Any:
+    """A deep copy of a JSON value (dicts, lists, scalars): several times faster than ``copy.deepcopy``."""
+    if isinstance(value, dict):
+        return {k: _clone(v) if isinstance(v, (dict, list)) else v for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clone(v) if isinstance(v, (dict, list)) else v for v in value]
+    return value
+
+
+def _rejected_parts(rejected: set[str]) -> tuple[set[str], set[tuple[str, str]]]:
+    """Split rejected pointers into scene tokens (the scene itself or any non-memory part
+    of it) and ``(scene, memory)`` tokens (a memory or anything inside it)."""
+    scenes: set[str] = set()
+    memories: set[tuple[str, str]] = set()
+    for pointer in rejected:
+        if not pointer.startswith("/"):
+            continue
+        tokens = jp.split(pointer)
+        if len(tokens) >= 3 and tokens[1] == "memories":
+            memories.add((tokens[0], tokens[2]))
+        else:
+            scenes.add(tokens[0])
+    return scenes, memories
 
 
 def _absolute(op: dict[str, Any], base: str) -> dict[str, Any]:

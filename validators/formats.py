@@ -15,6 +15,7 @@ from .report import Report
 
 _COLORS = {"reject": "\033[31m", "drop": "\033[35m", "fix": "\033[36m", "warn": "\033[33m"}
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
+_POINTER, _GREEN = "\033[34m", "\033[32m"
 _MISSING = object()
 
 
@@ -30,23 +31,54 @@ def _shorten(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _scrub(text: str, secrets: dict[str, str]) -> str:
+    # The offending value comes from the ORIGINAL output, before any
+    # redaction: replace what privacy rules found, like the engine does for
+    # messages, so the terminal never shows a secret.
+    for secret, placeholder in secrets.items():
+        if secret in text:
+            text = text.replace(secret, placeholder)
+    return text
+
+
+def shown_value(report: Report, path: str, limit: int = 120) -> str | None:
+    """The offending value at ``path``, shortened and scrubbed; None when there is none to show."""
+    if not path:
+        return None  # the whole output: the pointer says it all
+    value = offending_value(report, path)
+    if value is _MISSING:
+        return None  # e.g. a required key that is absent
+    # Scrub before cutting, so a secret is never left half-visible at the edge.
+    return _shorten(_scrub_value(value, report.secrets) if report.secrets else value, limit)
+
+
+def _scrub_value(value: Any, secrets: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return _scrub(value, secrets)
+    if isinstance(value, list):
+        return [_scrub_value(x, secrets) for x in value]
+    if isinstance(value, dict):
+        return {_scrub(k, secrets): _scrub_value(x, secrets) for k, x in value.items()}
+    return value
+
+
 def format_text(report: Report, *, source: str = "<output>", color: bool = False) -> str:
+    """One line per violation (``source:pointer: CODE action message``), its value, its fix, a verdict."""
     def paint(text: str, code: str) -> str:
         return f"{code}{text}{_RESET}" if color else text
 
     lines = []
     for v in report.violations:
-        where = v.path or "/"
-        head = f"{source}:{where}: {paint(v.code, _BOLD)} {paint(v.action, _COLORS.get(v.action, ''))} {v.message}"
-        lines.append(head)
-        value = offending_value(report, v.path) if v.path else _MISSING
-        if value is not _MISSING and not isinstance(value, (list, dict)) or (
-                isinstance(value, list) and len(value) <= 8 and all(isinstance(x, str) for x in value)):
-            lines.append(paint(f"    value: {_shorten(value)}", _DIM))
+        where = paint(v.path or "/", _POINTER)
+        lines.append(f"{source}:{where}: {paint(v.code, _BOLD)} {paint(v.action, _COLORS.get(v.action, ''))} "
+                     f"{v.message}")
+        value = shown_value(report, v.path)
+        if value is not None:
+            lines.append(paint(f"    value: {value}", _DIM))
         if v.fix:
-            lines.append(paint(f"    fix: {_shorten(v.fix, 160)}", _DIM))
+            lines.append(paint(f"    fix: {_shorten(_scrub_value(v.fix, report.secrets), 160)}", _DIM))
     s = report.stats
-    verdict = paint("ok", "\033[32m") if report.ok else paint("rejected", _COLORS["reject"])
+    verdict = paint("ok", _GREEN) if report.ok else paint("rejected", _COLORS["reject"])
     lines.append(f"{source}: {verdict} -- {s.get('scenes', 0)} scenes, {s.get('memories', 0)} memories, "
                  f"{s.get('records', 0)} records, {s.get('dropped', 0)} dropped, {s.get('fixed', 0)} fixed, "
                  f"{s.get('rejected', 0)} rejected")
@@ -54,6 +86,7 @@ def format_text(report: Report, *, source: str = "<output>", color: bool = False
 
 
 def format_json(report: Report, *, source: str = "<output>", color: bool = False) -> str:
+    """Exactly CONTRACT.md section 3 (``Report.to_json``): byte-identical for identical input."""
     return report.to_json()
 
 

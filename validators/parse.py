@@ -34,7 +34,10 @@ def _reject_constant(name: str) -> Any:
 
 
 def loads(text: str) -> Any:
-    return json.loads(text, parse_constant=_reject_constant)
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:  # "[[[[..." thousands deep: an answer, not a reason to crash
+        raise ValueError("the JSON is nested too deeply") from None
 
 
 @dataclass

@@ -133,6 +133,8 @@ def build_registry(*, entry_points: bool = True, plugins: tuple[Any, ...] = ()) 
             except Exception as exc:
                 registry.problems.append(f"plugin {ep.name!r} refused by pluggy: {exc}")
     for i, plugin in enumerate(plugins):
+        if pm.is_registered(plugin):
+            continue  # also installed: its entry point registered it already
         pm.register(plugin, name=getattr(plugin, "__name__", f"plugin-{i}"))
     # Built-ins first so a third-party clash is the one refused.
     builtin_pm = _plugin_manager()

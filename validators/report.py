@@ -40,6 +40,9 @@ class Report:
     original: Any = field(default=None, repr=False, compare=False)
     #: Pointer of each record in the original output, parallel to ``records``; not serialised.
     record_paths: list[str] = field(default_factory=list, repr=False, compare=False)
+    #: Text privacy rules redacted -> its placeholder, so that formatters that show
+    #: offending values from ``original`` never echo a secret; not serialised.
+    secrets: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {

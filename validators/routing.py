@@ -13,9 +13,31 @@ work_method    code_preference  proj-{repo}-prefs     review_quarterly
 work_task      task_state       task-{task_id}        on_task_close
 =============  ===============  ====================  ================
 
-``task_id`` is the scene's id (for a new scene, its name until the pipeline
-assigns an id). ``source`` lists tool messages, artifact refs and commits
-among the sources; ``confirmed_by`` lists the user messages among them.
+``task_id`` is the scene's id (for a new scene, its name until the store
+assigns an id at commit; an unclassified scene has none, so W002 rejects a
+task there). ``scope`` is ``repo:{repo}`` (``routing.scope``) and is what
+W007 compares facts within.
+
+Provenance comes from the ROLES of the memory's source messages, never from
+what the text claims:
+
+- ``source``: ``tool:<id>`` for each tool message, ``artifact:<ref>`` for
+  ``metadata.artifact_ref``, ``commit:<sha>`` for a commit named in the
+  content or in a user/tool source ("commit 3e1f0aa", a ``/commit/<sha>``
+  link);
+- ``confirmed_by``: ``user:<id>`` for each user message.
+
+An assistant message is neither: the agent saying something is not a source
+and not a confirmation (W003, W006). ``status`` starts ``active``; the W
+rules may set ``pending`` (W003) or ``conflict`` (W007).
+
+>>> from memvet.config import Config
+>>> class Ctx:  # the two things route() reads
+...     config = Config()
+...     def sources(self, record): return []
+>>> r = route({"type": "work_task", "scene_id": "sc0003", "content": "补测试"}, Ctx())
+>>> r["kind"], r["namespace"], r["task_id"], r["ttl"], r["status"]
+('task_state', 'task-sc0003', 'sc0003', 'on_task_close', 'active')
 """
 
 from __future__ import annotations
@@ -26,14 +48,22 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .engine import RuleContext
 
-_COMMIT = re.compile(r"\bcommit\s+([0-9a-f]{7,40})\b", re.IGNORECASE)
+KINDS = ("project_fact", "task_state", "code_preference")
+LONG_TERM_KINDS = ("project_fact", "code_preference")
+STATUSES = ("active", "pending", "conflict", "invalid", "archived")
+TTLS = ("none", "on_task_close", "review_quarterly")
+
+# "commit 3e1f0aa" / "commit: 3e1f0aa" or a web link to a commit.
+_COMMIT = re.compile(r"\bcommit[:\s]\s*([0-9a-f]{7,40})\b|/commits?/([0-9a-f]{7,40})\b", re.IGNORECASE)
 
 
 def task_id_of(record: dict[str, Any]) -> str | None:
+    """The task a record belongs to: its scene's id, or a new scene's name."""
     return record.get("scene_id") or record.get("new_scene_name") or None
 
 
 def namespace_for(kind: str, *, repo: str, task_id: str | None, templates: dict[str, str]) -> str | None:
+    """Render the namespace template of ``kind`` (None for a kind without one)."""
     template = templates.get(kind)
     if template is None:
         return None
@@ -43,18 +73,51 @@ def namespace_for(kind: str, *, repo: str, task_id: str | None, templates: dict[
         return template
 
 
+def scope_for(routing: Any) -> str:
+    try:
+        return routing.scope.format(repo=routing.repo)
+    except (KeyError, IndexError, ValueError, AttributeError):
+        return f"repo:{getattr(routing, 'repo', 'default')}"
+
+
+def commits_in(text: str) -> list[str]:
+    return [a or b for a, b in _COMMIT.findall(text)] if "ommit" in text or "OMMIT" in text else []
+
+
 def provenance(record: dict[str, Any], ctx: RuleContext) -> tuple[list[str], list[str]]:
     """``(source, confirmed_by)`` from the roles of the memory's source messages."""
     messages = ctx.sources(record)
-    source = [f"tool:{m.id}" for m in messages if m.role == "tool"]
-    confirmed = [f"user:{m.id}" for m in messages if m.role == "user"]
-    meta = record.get("metadata") or {}
+    source: list[str] = []
+    confirmed: list[str] = []
+    for m in messages:
+        if m.role == "tool":
+            source.append(f"tool:{m.id}")
+        elif m.role == "user":
+            confirmed.append(f"user:{m.id}")
+        else:
+            continue
+        source.extend(f"commit:{sha}" for sha in commits_in(m.content))
+    meta = record.get("metadata")
     ref = meta.get("artifact_ref") if isinstance(meta, dict) else None
     if isinstance(ref, str) and ref.strip():
         source.append(f"artifact:{ref.strip()}")
-    for sha in _COMMIT.findall(record.get("content", "")):
-        source.append(f"commit:{sha}")
+    content = record.get("content")
+    if isinstance(content, str):
+        source.extend(f"commit:{sha}" for sha in commits_in(content))
     return list(dict.fromkeys(source)), confirmed
+
+
+def task_fields(record: dict[str, Any], ctx: Any) -> dict[str, Any]:
+    """The fields that make ``record`` a task_state write (used by W005/W006 reroutes)."""
+    routing = ctx.config.routing
+    task_id = task_id_of(record)
+    return {
+        "kind": "task_state",
+        "namespace": namespace_for("task_state", repo=routing.repo, task_id=task_id, templates=routing.namespaces),
+        "task_id": task_id,
+        "ttl": routing.ttl.get("task_state", "on_task_close"),
+        "scope": f"task:{task_id}" if task_id else None,
+    }
 
 
 def route(record: dict[str, Any], ctx: RuleContext) -> dict[str, Any]:
@@ -66,6 +129,7 @@ def route(record: dict[str, Any], ctx: RuleContext) -> dict[str, Any]:
     record["kind"] = kind
     record["namespace"] = namespace_for(kind, repo=routing.repo, task_id=task_id, templates=routing.namespaces)
     record["task_id"] = task_id
+    record["scope"] = (f"task:{task_id}" if task_id else None) if kind == "task_state" else scope_for(routing)
     record["source"] = source
     record["confirmed_by"] = confirmed_by
     record["ttl"] = routing.ttl.get(kind, "none")

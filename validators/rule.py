@@ -32,6 +32,9 @@ ACTIONS: tuple[Action, ...] = ("reject", "drop", "fix", "warn")
 Target = Literal["parse", "output", "scene", "memory", "record"]
 TARGETS: tuple[Target, ...] = ("parse", "output", "scene", "memory", "record")
 
+#: The memory ``type`` values of the contract; what ``Rule.types`` may list.
+MEMORY_TYPES: tuple[str, ...] = ("work_fact", "work_task", "work_method", "work_artifact")
+
 
 class NoOptions(BaseModel):
     """The options of a rule that has none."""
@@ -70,6 +73,11 @@ class Rule:
     target: ClassVar[Target]
     action: ClassVar[Action]
     Options: ClassVar[type[BaseModel]] = NoOptions
+    #: Memory and record rules: the memory types the rule applies to, e.g.
+    #: ``frozenset({"work_method"})``. The engine never calls the rule on a
+    #: memory of another type (it looks at the working memory's ``type`` when
+    #: the rule's turn comes, so a fix by an earlier rule counts). None: all.
+    types: ClassVar[frozenset[str] | None] = None
 
     def __init__(self, options: BaseModel | None = None):
         self.options = options if options is not None else self.Options()

@@ -25,7 +25,9 @@ Format (one file per rule or family)::
 Context shortcuts (or give ``context:`` in full, CONTRACT.md section 1):
 ``messages`` / ``background``: ``"role: text"`` strings, ids ``m1, m2 ...``
 in order over both lists (background first), one session ``case``, one
-minute apart; ``pool``: ``"id | label"`` strings; ``known_projects``;
+minute apart (a line may override them: ``"user [session=s2, id=m1,
+timestamp=null]: text"``; keys ``id``, ``session``, ``timestamp``,
+``recordedAt``); ``pool``: ``"id | label"`` strings; ``known_projects``;
 ``existing``. A memory's ``source_message_ids`` defaults to every new
 message; a memory alone (an object with ``content``) is wrapped in a new
 scene ``demo｜case``; ``config`` adds rule options (``{rules: {CODE: ...}}``).
@@ -39,6 +41,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -67,14 +70,33 @@ class Case:
         return f"{self.rule}:{self.name}"
 
 
+_HEAD = re.compile(r"^\s*(\w+)\s*(?:\[([^\]]*)\])?\s*$")
+_ATTRIBUTES = {"id": "id", "session": "sessionKey", "timestamp": "timestamp", "recordedAt": "recordedAt"}
+
+
+def _line_attributes(text: str | None, line: str) -> dict[str, Any]:
+    """``session=s2, timestamp=null`` -> message fields (``null`` is None, digits an int)."""
+    out: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in (text or "").split(","))):
+        key, eq, value = (x.strip() for x in item.partition("="))
+        if not eq or key not in _ATTRIBUTES:
+            raise ValueError(f"message attribute must be one of {', '.join(_ATTRIBUTES)}=value: {line!r}")
+        out[_ATTRIBUTES[key]] = None if value == "null" else int(value) if value.isdigit() else value
+    return out
+
+
 def parse_message_lines(lines: list[str], *, session: str = "case", start: int = 1) -> list[dict[str, Any]]:
     out = []
     for n, line in enumerate(lines, start):
-        role, sep, text = line.partition(":")
-        if not sep or role.strip() not in ROLES:
+        head, sep, text = line.partition(":")
+        m = _HEAD.match(head)
+        if not sep or not m or m.group(1) not in ROLES:
             raise ValueError(f"message line must start with one of {ROLES}: {line!r}")
-        out.append({"id": f"m{n}", "sessionKey": session, "role": role.strip(), "content": text.strip(),
-                    "timestamp": BASE_MS + 60_000 * (n - 1), "recordedAt": BASE_MS + 60_000 * (n - 1) + 300_000})
+        ms = BASE_MS + 60_000 * (n - 1)
+        message = {"id": f"m{n}", "sessionKey": session, "role": m.group(1), "content": text.strip(),
+                   "timestamp": ms, "recordedAt": ms + 300_000}
+        message.update(_line_attributes(m.group(2), line))
+        out.append(message)
     return out
 
 

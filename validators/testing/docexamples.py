@@ -16,7 +16,10 @@ The convention, readable as documentation and runnable as a test::
 
 Inside a section, lines ``user: ...`` / ``assistant: ...`` / ``tool: ...`` /
 ``system: ...`` are the batch's new messages (``background user: ...`` a
-background one, ``pool: sc0003 | label`` a scene-pool entry); each fenced
+background one, ``pool: sc0003 | label`` a scene-pool entry; ``user
+[session=s2, timestamp=null]: ...`` overrides a message's fields; ``config: {...}``
+rule config as JSON and ``existing: {...}`` one stored memory, for the blocks
+that follow); each fenced
 block is one example output -- a memory, a scene, a whole output, or (for
 parse rules, with the ``text`` tag) raw text -- completed by the shortcuts
 of :mod:`memvet.testing.cases`. Every block under *Example* must raise the
@@ -36,8 +39,11 @@ from .cases import Case, build_context, build_output
 
 _SECTION = re.compile(r"^(Example|Examples|Use instead):\s*$", re.MULTILINE)
 _NEXT_SECTION = re.compile(r"^[A-Z][A-Za-z ?]+:\s*$", re.MULTILINE)
-_ROLE = re.compile(r"^(background )?(user|assistant|tool|system):\s?(.*)$")
+_ROLE = re.compile(r"^(background )?(user|assistant|tool|system)(\s*\[[^\]]*\])?:\s?(.*)$")
 _POOL = re.compile(r"^pool:\s*(.+)$")
+# ``config: {json}`` (rule config for the blocks that follow) and
+# ``existing: {json}`` (one stored memory, CONTRACT section 1) lines.
+_EXTRA = re.compile(r"^(config|existing):\s*(\{.*\})\s*$")
 
 
 @dataclass
@@ -76,7 +82,7 @@ def _blocks(body: str) -> list[tuple[dict[str, Any], str, str]]:
     while i < len(lines):
         line = lines[i].strip()
         fence = re.match(r"^(`{3,})(\w*)$", line)
-        role, pool = _ROLE.match(line), _POOL.match(line)
+        role, pool, extra = _ROLE.match(line), _POOL.match(line), _EXTRA.match(line)
         if fence:
             ticks, tag = fence.group(1), fence.group(2)
             code = []
@@ -86,11 +92,16 @@ def _blocks(body: str) -> list[tuple[dict[str, Any], str, str]]:
                 i += 1
             blocks.append((spec, tag, inspect.cleandoc("\n".join(code))))
             after_block = True
-        elif role or pool:
+        elif role or pool or extra:
             if after_block:
                 spec, after_block = empty(), False
-            if role:
-                spec["background" if role.group(1) else "messages"].append(f"{role.group(2)}: {role.group(3)}")
+            if extra and extra.group(1) == "config":
+                spec["config"] = json.loads(extra.group(2))
+            elif extra:
+                spec.setdefault("existing", []).append(json.loads(extra.group(2)))
+            elif role:
+                line_spec = f"{role.group(2)}{role.group(3) or ''}: {role.group(4)}"
+                spec["background" if role.group(1) else "messages"].append(line_spec)
             else:
                 spec["pool"].append(pool.group(1))
         i += 1
@@ -106,7 +117,7 @@ def doc_examples(cls: type) -> list[DocExample]:
             output: Any = code if tag == "text" else json.loads(code)
             case = Case(name=f"{section.lower().replace(' ', '_')}_{n}", rule=cls.code,
                         kind="fail" if section == "Example" else "pass",
-                        context=context, output=build_output(output, context),
+                        context=context, output=build_output(output, context), config=spec.get("config", {}),
                         source=f"{cls.__module__}.{cls.__name__} docstring")
             out.append(DocExample(cls.code, section, n, case))
     return out
@@ -119,7 +130,7 @@ def run_doc_example(example: DocExample, *, plugins: tuple[Any, ...] = ()) -> No
 
     case = example.case
     registry = build_registry(plugins=plugins) if plugins else None
-    engine = Engine(config_from_dict({"select": [case.rule]}), registry)
+    engine = Engine(config_from_dict({**case.config, "select": [case.rule]}), registry)
     report = engine.validate(case.output, case.context)
     crashes = [v.message for v in report.violations if v.code == "E001"]
     assert not crashes, f"{case.rule} {example.section} #{example.index}: the rule crashed: {crashes}"

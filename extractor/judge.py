@@ -1,0 +1,300 @@
+"""The optional LLM judge: a model rules on the gates where the heuristics are unsure.
+
+Off by default and never needed by the default path: it is a plugin in
+the style of a third-party one (code prefix ``JDG``), registered through
+the ``memvet_rules`` hook only when enabled (``--judge``, or ``judge =
+true`` in ``[tool.memvet.extractor]``), into an engine built for it::
+
+    judge = Judge(ChatClient(settings), cache=VerdictCache(".memvet/judge-cache.json"))
+    engine = judge_engine(config, judge)          # the built-ins plus JDG001/JDG002
+    report = engine.validate(answer, context)
+    judge.cost()                                  # calls, cache hits, tokens
+
+Which memories are "uncertain": the heuristic rules (G, M) have already
+run on a memory when the judge sees it (plugins run after the built-in
+families). A memory they dropped is settled and never sent. Of the rest,
+the judge looks at every ``work_method`` (the five-point self-check is
+where word lists are weakest) and at memories whose ``priority`` is at most
+``max_priority`` (the borderline ones the model itself rated low).
+
+Verdicts are cached by a hash of everything the judge is shown (prompt,
+model, memory, source messages), in memory and optionally in a JSON file,
+so a rerun or a repaired answer does not pay twice. When the judge's
+endpoint fails, the memory gets a ``warn`` and the run goes on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, ClassVar, Iterator
+
+from memvet.hookspecs import hookimpl
+from memvet.parse import parse_output
+from memvet.rule import Finding, Rule, RuleOptions
+
+from .client import ChatClient, ChatRequest, EndpointError, Usage
+from .prompt import PromptTemplate, _package_text, fill, format_messages
+
+GATES = {"stripping": "stripping", "one_time": "one-time", "provenance": "provenance"}
+METHOD_ONLY_KEYS = ("scope", "method_type")
+
+VERDICT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "stripping": {"type": "boolean"},
+        "one_time": {"type": "boolean"},
+        "provenance": {"type": "boolean"},
+        "method": {"type": ["boolean", "null"]},
+        "reason": {"type": "string"},
+    },
+    "required": ["stripping", "one_time", "provenance", "method", "reason"],
+    "additionalProperties": False,
+}
+
+
+@cache
+def judge_template() -> PromptTemplate:
+    return PromptTemplate.from_text(_package_text("judge-zh.md"), source="memvet.extractor/judge-zh.md",
+                                    fields=frozenset({"memory", "sources"}))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The judge's ruling; ``True`` means the memory passes that check."""
+
+    stripping: bool
+    one_time: bool
+    provenance: bool
+    method: bool | None
+    reason: str
+
+    @property
+    def failed_gates(self) -> list[str]:
+        return [name for key, name in GATES.items() if getattr(self, key) is False]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"stripping": self.stripping, "one_time": self.one_time, "provenance": self.provenance,
+                "method": self.method, "reason": self.reason}
+
+    @classmethod
+    def from_value(cls, value: Any) -> "Verdict | None":
+        if not isinstance(value, dict):
+            return None
+        gates = [value.get(k) for k in GATES]
+        method = value.get("method")
+        if not all(isinstance(g, bool) for g in gates) or not (method is None or isinstance(method, bool)):
+            return None
+        return cls(*gates, method, str(value.get("reason") or "")[:300])
+
+
+class VerdictCache:
+    """Verdicts by content hash; persisted as one JSON object when ``path`` is given."""
+
+    def __init__(self, path: str | Path | None = None):
+        self.path = Path(path) if path else None
+        self._data: dict[str, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+        if self.path and self.path.is_file():
+            try:
+                loaded = json.loads(self.path.read_text("utf-8"))
+            except (OSError, ValueError):
+                loaded = {}  # a damaged cache is only a cache: start over
+            if isinstance(loaded, dict):
+                self._data = {k: v for k, v in loaded.items() if isinstance(v, dict)}
+
+    def get(self, key: str) -> Verdict | None:
+        with self._lock:
+            raw = self._data.get(key)
+        return Verdict.from_value(raw) if raw is not None else None
+
+    def put(self, key: str, verdict: Verdict) -> None:
+        with self._lock:
+            self._data[key] = verdict.to_dict()
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def save(self) -> None:
+        if self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._lock:
+            text = json.dumps(self._data, ensure_ascii=False, sort_keys=True, indent=0)
+        self.path.write_text(text, "utf-8")
+
+
+class Judge:
+    """Asks a model for a :class:`Verdict`, once per distinct memory."""
+
+    def __init__(self, client: ChatClient, *, cache: VerdictCache | None = None):
+        self.client = client
+        self.cache = cache if cache is not None else VerdictCache()  # an empty cache is falsy
+        self.calls = self.hits = self.errors = 0
+        self.usage = Usage()
+
+    def key(self, memory: dict[str, Any], sources: list[Any]) -> str:
+        t = judge_template()
+        shown = {"prompt": t.system + t.user, "model": self.client.settings.model,
+                 "type": memory.get("type"), "content": memory.get("content"), "metadata": memory.get("metadata"),
+                 "sources": [[m.sessionKey, m.id, m.role, m.content] for m in sources]}
+        return hashlib.sha256(json.dumps(shown, ensure_ascii=False, sort_keys=True).encode()).hexdigest()
+
+    def rule(self, memory: dict[str, Any], sources: list[Any]) -> Verdict:
+        """The verdict for ``memory``; raises :class:`EndpointError` when no verdict could be had."""
+        key = self.key(memory, sources)
+        cached = self.cache.get(key)
+        if cached is not None:
+            self.hits += 1
+            return cached
+        t = judge_template()
+        shown = {k: memory.get(k) for k in ("content", "type", "priority", "metadata") if k in memory}
+        values = {"memory": json.dumps(shown, ensure_ascii=False, indent=1),
+                  "sources": format_messages(sources, limit=1500)}
+        messages = [{"role": "system", "content": fill(t.system, values)},
+                    {"role": "user", "content": fill(t.user, values)}]
+        completion = self.client.complete(ChatRequest(messages, VERDICT_SCHEMA, "memvet_judge_verdict"))
+        self.calls += 1
+        self.usage = self.usage + completion.usage
+        parsed = parse_output(completion.text)
+        verdict = Verdict.from_value(parsed.value if parsed.ok else None)
+        if verdict is None:
+            self.errors += 1
+            raise EndpointError(f"the judge's answer is not a verdict object: {completion.text[:120]!r}")
+        self.cache.put(key, verdict)
+        return verdict
+
+    def cost(self) -> dict[str, Any]:
+        return {"calls": self.calls, "cached": self.hits, "errors": self.errors, **self.usage.to_dict()}
+
+
+# --- the rules -------------------------------------------------------------------------
+
+class JudgeOptions(RuleOptions):
+    #: Types the judge always looks at (when the heuristics kept the memory).
+    always: list[str] = ["work_method"]
+    #: Other memories are judged when their priority is at most this.
+    max_priority: int = 85
+
+
+def _uncertain(memory: dict[str, Any], options: JudgeOptions) -> bool:
+    priority = memory.get("priority")
+    return memory.get("type") in options.always or (isinstance(priority, int) and priority <= options.max_priority)
+
+
+class _JudgeRule(Rule):
+    target = "memory"
+    judge: ClassVar[Judge]
+    Options = JudgeOptions
+
+    def verdict(self, memory: dict[str, Any], ctx: Any) -> Verdict | str | None:
+        """The verdict, an error text when the judge failed, or None when the memory is not judged."""
+        if ctx.is_dropped(ctx.scene_index, ctx.memory_index) or not _uncertain(memory, self.options):
+            return None
+        try:
+            return self.judge.rule(memory, ctx.sources(memory))
+        except EndpointError as exc:
+            return str(exc)
+
+
+class JudgeGates(_JudgeRule):
+    """An LLM judge says the memory fails one of the three value gates.
+
+    What it does:
+        For memories the heuristic gates kept but that stay uncertain (every
+        work_method, and memories of priority 85 or less), asks a model to
+        rule on the stripping, one-time and provenance gates of seed 000, and
+        drops the memory when the model says one fails. Off unless the judge
+        is enabled; verdicts are cached by content hash.
+
+    Why is this bad?
+        Word lists catch the common phrasings of change logs, snapshots and
+        "see file X" pointers; a model catches the paraphrases they miss.
+
+    Example:
+        A memory "auth-service 的连接池配置说明写在 config/redis.yaml 的注释里。"
+        that no word list flags; the judge rules that it fails the provenance gate.
+
+    Use instead:
+        Remember what the file does not say: why the pool is sized that way.
+    """
+
+    code = "JDG001"
+    name = "llm-judge-gates"
+    action = "drop"
+
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        verdict = self.verdict(memory, ctx)
+        if isinstance(verdict, str):
+            yield Finding(f"LLM judge unavailable, memory not judged: {verdict}", action="warn")
+        elif verdict is not None and verdict.failed_gates:
+            gates = ", ".join(verdict.failed_gates)
+            yield Finding(f"LLM judge: fails the {gates} gate ({verdict.reason})")
+
+
+class JudgeMethod(_JudgeRule):
+    """An LLM judge says a work_method fails the method self-check.
+
+    What it does:
+        For a kept work_method, asks the model the five questions of the
+        self-check (normative, transferable, directive, operable, supported)
+        and, when it fails, downgrades the memory to work_fact and removes
+        the method-only metadata (``scope``, ``method_type``), as seed 000
+        prescribes. Fix: safe.
+
+    Why is this bad?
+        A narrated fix stored as a method is recalled as a rule for tasks it
+        does not govern.
+
+    Example:
+        A work_method "本次把重试改成了指数退避，问题解决了。" phrased without the
+        words the M rules look for.
+
+    Use instead:
+        A work_fact with the same content, or a real rule: "调用限流接口时应使用指数退避重试。"
+    """
+
+    code = "JDG002"
+    name = "llm-judge-method"
+    action = "fix"
+
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        if memory.get("type") != "work_method":
+            return
+        verdict = self.verdict(memory, ctx)
+        if isinstance(verdict, Verdict) and verdict.method is False:
+            fix: list[dict[str, Any]] = [{"op": "replace", "path": "/type", "value": "work_fact"}]
+            metadata = memory.get("metadata")
+            if isinstance(metadata, dict) and any(k in metadata for k in METHOD_ONLY_KEYS):
+                kept = {k: v for k, v in metadata.items() if k not in METHOD_ONLY_KEYS}
+                fix.append({"op": "replace", "path": "/metadata", "value": kept})
+            yield Finding(f"LLM judge: not a reusable method ({verdict.reason}); downgraded to work_fact",
+                          path="/type", fix=fix)
+
+
+class JudgePlugin:
+    """A pluggy plugin object whose rules share one :class:`Judge`."""
+
+    __name__ = "memvet-llm-judge"
+
+    def __init__(self, judge: Judge):
+        self.judge = judge
+        self.rules = [type(cls.__name__, (cls,), {"judge": judge, "__module__": __name__, "__doc__": cls.__doc__})
+                      for cls in (JudgeGates, JudgeMethod)]
+
+    @hookimpl
+    def memvet_rules(self) -> list[type[Rule]]:
+        return list(self.rules)
+
+
+def judge_engine(config: Any, judge: Judge) -> Any:
+    """An engine with the built-in rules, installed plugins and the judge's rules."""
+    from memvet.config import resolve_config
+    from memvet.engine import Engine
+    from memvet.registry import build_registry
+
+    return Engine(resolve_config(config), registry=build_registry(plugins=(JudgePlugin(judge),)))

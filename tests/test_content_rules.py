@@ -1,0 +1,198 @@
+"""G, M and Q rules: engine semantics, options, helpers, and linear time on long input."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from memvet.config import config_from_dict
+from memvet.engine import Engine
+from memvet.errors import ConfigError
+from memvet.rules import _text
+from memvet.rules.quality import shingles, similar_pairs
+
+OWN = ["G001", "G002", "G003", "M001", "M002", "M003", "M004", "M005", "Q001", "Q002"]
+
+
+def _context(*messages: tuple[str, str]) -> dict:
+    return {"messages": [{"id": f"m{n}", "sessionKey": "s", "role": role, "content": text,
+                          "timestamp": 1_795_831_200_000 + 60_000 * n}
+                         for n, (role, text) in enumerate(messages, 1)]}
+
+
+def _output(*memories: dict, n_messages: int = 1) -> list:
+    ids = [f"m{n}" for n in range(1, n_messages + 1)]
+    return [{"new_scene_name": "demo｜case", "new_scene_reason": "场景池为空，新建情境。", "message_ids": ids,
+             "memories": [{"priority": 80, "source_message_ids": ids, **m} for m in memories]}]
+
+
+def _engine(codes, **extra) -> Engine:
+    return Engine(config_from_dict({"select": list(codes), **extra}))
+
+
+def _method(content: str) -> dict:
+    return {"content": content, "type": "work_method", "metadata": {"scope": "self", "method_type": "sop"}}
+
+
+# --- M semantics: several codes, one downgrade ------------------------------------------
+
+
+def test_m002_and_m003_both_fire_but_downgrade_once():
+    report = _engine(["M"]).validate(_output(_method("这次发布 v5.0.0 时必须跳过 0042 迁移。")),
+                                     _context(("user", "这次发 5.0.0 要跳过 0042")))
+    by_code = {v.code: v for v in report.violations}
+    assert set(by_code) == {"M002", "M003"}
+    assert by_code["M002"].fix == [{"op": "replace", "path": "/0/memories/0/type", "value": "work_fact"},
+                                   {"op": "remove", "path": "/0/memories/0/metadata/scope"},
+                                   {"op": "remove", "path": "/0/memories/0/metadata/method_type"}]
+    assert by_code["M003"].fix == []  # already a work_fact: nothing left to change
+    [record] = report.records
+    assert record["type"] == "work_fact" and record["metadata"] == {}
+
+
+def test_m004_drops_and_m005_still_reports():
+    report = _engine(["M"]).validate(
+        _output(_method("用户主张编码时应兼顾质量与效率、综合权衡（依据：用户重视工程质量）。"), n_messages=2),
+        _context(("user", "这个 PR 先合了吧"), ("assistant", "好的，已合并到 main。")))
+    assert {v.code for v in report.violations} == {"M004", "M005"}
+    assert report.dropped == [{"path": "/0/memories/0", "codes": ["M004"]}]
+    assert report.records == []
+
+
+def test_m_rules_ignore_memories_not_emitted_as_methods():
+    report = _engine(["M"]).validate(
+        _output({"content": "这次发布 v5.0.0 时跳过了 0042 迁移。", "type": "work_fact"}),
+        _context(("user", "这次发 5.0.0 要跳过 0042")))
+    assert report.violations == []
+
+
+def test_configured_warn_does_not_downgrade():
+    report = _engine(["M001"], actions={"M001": "warn"}).validate(
+        _output(_method("iOS 的后台任务最多运行 30 秒，超时会被系统杀掉。")), _context(("user", "为什么被杀")))
+    [v] = report.violations
+    assert v.action == "warn" and report.records[0]["type"] == "work_method"
+
+
+# --- options: word lists extend in config, typos are errors ---------------------------------
+
+
+def test_word_list_extends_in_config():
+    memory = _method("做方案时全靠拍脑袋。")
+    ctx = _context(("user", "经验？"))
+    assert not [v for v in _engine(["M004"]).validate(_output(memory), ctx).violations]
+    engine = _engine(["M004"], rules={"M004": {"zero_information": ["全靠拍脑袋"]}})
+    assert [v.code for v in engine.validate(_output(memory), ctx).violations] == ["M004"]
+
+
+def test_unknown_option_is_a_config_error():
+    with pytest.raises(ConfigError, match="M004"):
+        _engine(["M004"], rules={"M004": {"zero_info": ["x"]}})
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def test_strip_specifics_keeps_prose_only():
+    stripped = _text.strip_specifics("utils/format.ts 的 moment 在 commit 5d2e8f1 换成 dayjs 2.1.0，删了 3 个函数")
+    for gone in ("utils/format.ts", "5d2e8f1", "2.1.0", "3 个"):
+        assert gone not in stripped
+    assert "换成" in stripped and "moment" in stripped
+
+
+def test_cjk_ngrams_do_not_cross_punctuation():
+    assert _text.cjk_ngrams("缓存，失效") == ["缓存", "失效"]
+    assert "存失" not in _text.cjk_ngrams("缓存，失效")
+
+
+def test_support_paraphrase_versus_invention():
+    evidence = "热门商品一直有人访问，固定 TTL 会让最热的那批 key 周期性同时失效，流量直接打穿到数据库。"
+    terms, chars = _text.terms(evidence), _text.chars(evidence)
+    assert _text.support("固定 TTL 会让最热的 key 集中失效，把流量打穿到数据库", terms, chars) > 0.5
+    assert _text.support("商业数据库授权费用过高", terms, chars) < 0.28  # shares only the word 数据库
+    en = "Anything JavaScript can read, an XSS payload can read."
+    assert _text.support("anything JavaScript can read is exposed to XSS", _text.terms(en), _text.chars(en)) > 0.6
+
+
+def test_fenced_spans_handle_unclosed_fences():
+    text = "cause\n```\nline\n```\nmore\n```\nopen"
+    spans = _text.fenced_spans(text)
+    assert len(spans) == 2 and spans[1][1] == len(text)
+
+
+# --- Q001 does not compare every pair -----------------------------------------------------------
+
+
+def test_near_duplicate_prefix_filter_compares_few_pairs():
+    topics = ["缓存键", "日志级别", "超时重试", "数据库连接池", "鉴权令牌", "灰度开关", "构建缓存", "依赖锁文件"]
+    sets = [shingles(f"{topics[k % 8]}{k} 的 owner 是 team{k * 17}，巡检周期 {k * 7919} 分钟，告警发到 ch{k * 31}")
+            for k in range(2000)]
+    counter: dict[str, int] = {}
+    assert similar_pairs(sets, 0.7, counter) == {}
+    assert counter.get("compared", 0) < 2000 * 5  # an all-pairs scan would make ~2,000,000
+
+
+def test_near_duplicate_work_is_bounded_on_template_outputs():
+    sets = [shingles(f"服务 {k} 的缓存键必须带租户前缀 tenant{k} 与版本号 v{k}，避免串读") for k in range(2000)]
+    counter: dict[str, int] = {}
+    similar_pairs(sets, 0.7, counter, max_candidates=64)
+    assert 0 < counter["compared"] <= 2000 * 64
+
+
+def test_near_duplicate_finds_the_duplicate_in_a_large_output():
+    memories = [{"content": f"Service {k} keeps its own cache namespace svc{k} with TTL {k} minutes and id {k * 31}.",
+                 "type": "work_fact"} for k in range(300)]
+    memories.append({"content": memories[120]["content"].replace("keeps", "has"), "type": "work_fact"})
+    report = _engine(["Q001"]).validate(_output(*memories), _context(("user", "caches")))
+    [v] = report.violations
+    assert v.path == "/0/memories/300" and "/0/memories/120" in v.message
+
+
+def test_near_duplicate_ignores_dropped_memories():
+    dump = "Build log:\n" + "\n".join(f"[2026-11-27 10:14:0{k}] ERROR worker {k} died" for k in range(6))
+    report = _engine(["Q"]).validate(_output({"content": dump, "type": "work_fact"},
+                                             {"content": dump, "type": "work_fact"}), _context(("user", "log")))
+    assert [v.code for v in report.violations] == ["Q002", "Q002"]
+
+
+# --- linear time on long input --------------------------------------------------------------------
+
+PATTERNS = {
+    "chinese": "今天下午把 CI 的 Node 版本从 18 升到了 20，连跑三轮全绿，详见 docs/ci.md。",
+    "english": "This time we fixed it; see README.md because the user holds that we should be careful. ",
+    "hex_dashes": "a1-b2-c3-d4-e5-f6-",
+    "dotted_numbers": "1.2.3.4.5.6.7.8.9.",
+    "no_spaces": "x" * 64,
+    "slashes": "a/b/c/d/e/f/",
+    "parentheses": "((((((((依据：",
+    "when_clause": "当当当当当当当当时",
+    "log_lines": "    at Object.<anonymous> (file:///app/x.js:1:1)\n",
+    "fences": "```\n",
+    "basis": "依据：因为 because basis: ",
+}
+
+
+def _timed(engine: Engine, content: str) -> float:
+    output = _output(_method(content), {"content": content, "type": "work_fact"}, n_messages=2)
+    context = _context(("user", content[:50_000] + "？"), ("assistant", content))
+    best = float("inf")
+    for _ in range(2):
+        for cached in (_text.strip_specifics, _text.terms, _text.chars, shingles):
+            cached.cache_clear()
+        start = time.perf_counter()
+        report = engine.validate(output, context)
+        best = min(best, time.perf_counter() - start)
+        assert not [v for v in report.violations if v.code == "E001"]
+    return best
+
+
+@pytest.mark.parametrize("pattern", list(PATTERNS), ids=list(PATTERNS))
+def test_rules_are_linear_in_the_text(pattern):
+    engine = _engine(OWN)
+    unit = PATTERNS[pattern]
+    half = (unit * (50_000 // len(unit) + 1))[:50_000]
+    full = (unit * (100_000 // len(unit) + 1))[:100_000]
+    t_half, t_full = _timed(engine, half), _timed(engine, full)
+    # Linear work doubles; quadratic work quadruples. Allow noise, fail on 4x.
+    assert t_full < 3.0, f"{pattern}: 100 KB took {t_full:.2f}s"
+    assert t_full <= 3.0 * t_half + 0.05, f"{pattern}: 50 KB {t_half:.3f}s, 100 KB {t_full:.3f}s"
