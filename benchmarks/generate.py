@@ -224,8 +224,9 @@ def _f_context_dependent(m, sc, s, rng):       # L002
                     else f"As discussed above, this file sets the {s.thing} to {s.value}.")
 
 
-def _f_wrong_language(m, sc, s, rng):          # L001
-    m["content"] = (f"The {s.thing} is {s.value}." if sc.lang == "zh" else f"{s.thing} 统一为 {s.value}。")
+def _f_wrong_language(m, sc, s, rng):          # L001: a whole sentence in the other language
+    other = _subject(rng, EN if sc.lang == "zh" else ZH)
+    m["content"] = _clean("work_fact", other, "en" if sc.lang == "zh" else "zh", rng)[0]["content"]
 
 
 def _f_change_log(m, sc, s, rng):              # G001
@@ -274,10 +275,9 @@ def _f_secret(m, sc, s, rng):                  # P001
 
 def _f_personal_data(m, sc, s, rng):           # P002
     phone = "13" + "".join(rng.choice(string.digits) for _ in range(9))
-    m["content"] = (f"{s.module}出问题时联系值班工程师，手机 {phone}，邮箱 oncall.{rng.randint(1, 99)}@example.com。"
-                    if sc.lang == "zh" else
-                    f"When the {s.module} breaks, call the on-call engineer at +1 415 555 {rng.randint(1000, 9999)} "
-                    f"or mail oncall.{rng.randint(1, 99)}@example.com.")
+    mail = f"wei.zhang{rng.randint(1, 99)}@acme-robotics.cn"
+    m["content"] = (f"{s.module}出问题时联系值班工程师，手机 {phone}，邮箱 {mail}。" if sc.lang == "zh" else
+                    f"When the {s.module} breaks, call the on-call engineer at {phone} or mail {mail}.")
 
 
 def _f_raw_dump(m, sc, s, rng):                # Q002

@@ -186,7 +186,7 @@ def _without_dates(text: str) -> str:
     return _DATES.sub(" ", text)
 
 
-_SHARE = re.compile(r"\d+(?:\.\d+)?\s?%|\d+\s?/\s?\d+|\d+\s+(?:out\s+)?of\s+\d+", re.IGNORECASE)
+_SHARE = re.compile(r"(?<![\d.])(?:\d+(?:\.\d+)?\s?%|\d+\s?/\s?\d+|\d+\s+(?:out\s+)?of\s+\d+)", re.IGNORECASE)
 
 
 class OneTimeTest(_Gate):
@@ -312,7 +312,7 @@ class OneTimeTest(_Gate):
 # --- G003 ---------------------------------------------------------------------------
 
 # A pointer to something in the repository: a path, a file name, a location word.
-_PATHISH = re.compile(r"[\w.-]+/[\w./-]+|\b[\w-]+\.(?:md|rst|txt|ts|tsx|js|jsx|py|go|rs|java|kt|rb|json|ya?ml|toml|"
+_PATHISH = re.compile(r"(?<![\w.-])[\w.-]+/[\w./-]+|(?<![\w-])[\w-]+\.(?:md|rst|txt|ts|tsx|js|jsx|py|go|rs|java|kt|rb|json|ya?ml|toml|"
                       r"ini|cfg|conf|env|sql|sh|lock|xml|html|css|proto)\b", re.ASCII)
 # Bare 见 pointing at a named thing: "见 src/x.ts", "见 wiki", "见《手册》".
 _SEE_ZH = re.compile(r"(?<![意常可看遇少罕偏预听瞧])见\s*(?=[A-Za-z0-9_./`\"'“《「])")
@@ -320,8 +320,9 @@ _SEE_ZH = re.compile(r"(?<![意常可看遇少罕偏预听瞧])见\s*(?=[A-Za-z0
 _SEE_EN = re.compile(r"(?:^|(?<=[(\[;:.,!?]))\s*(?:see|cf\.)\s+(?=\S)", re.IGNORECASE)
 # "在 docs/deploy.md 里", "is in docs/deploy.md": a location and nothing else.
 _LOCATED = re.compile(
-    r"[在于]\s*`?(?:[\w.-]+/[\w./-]+|[\w-]+\.[a-z]{1,5})`?\s*(?:文件)?\s*(?:里|中|内|下)"
-    r"|\b(?:is|are|lives?|sits?|kept|stored)\s+(?:in|under|at)\s+`?(?:[\w.-]+/[\w./-]+|[\w-]+\.[a-z]{1,5})\b",
+    r"[在于]\s?`?(?:[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+|[A-Za-z0-9_-]+\.[a-z]{1,5})`?\s?(?:文件)?\s?(?:里|中|内|下)"
+    r"|\b(?:is|are|lives?|sits?|kept|stored)\s+(?:in|under|at)\s+`?"
+    r"(?:[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+|[A-Za-z0-9_-]+\.[a-z]{1,5})\b",
     re.IGNORECASE)
 
 

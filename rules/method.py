@@ -488,7 +488,8 @@ class MethodNotOperable(_MethodRule):
 
 # Code-ish tokens and numbers: something a reader can act on.
 _CONCRETE_TOKEN = re.compile(
-    r"`[^`\n]{1,200}`|\d|[A-Za-z0-9]+[_./=:()\[\]<>-][A-Za-z0-9_./=:()\[\]<>-]*[A-Za-z0-9)]|\b[a-z]+[A-Z]\w*")
+    r"`[^`\n]{1,200}`|\d|(?<![A-Za-z0-9_./=:()\[\]<>-])[A-Za-z0-9]+[_./=:()\[\]<>-][A-Za-z0-9_./=:()\[\]<>-]*"
+    r"[A-Za-z0-9)]|\b[a-z]+[A-Z]\w*")
 
 
 # --- M005 -------------------------------------------------------------------------

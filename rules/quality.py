@@ -150,6 +150,8 @@ class NearDuplicate(Rule):
                 continue
             where.append((i, j, content))
             sets.append(s)
+        if len(sets) < 2:
+            return
         threshold = min(max(self.options.threshold, 0.01), 1.0)
         for k, (other, score) in sorted(similar_pairs(sets, threshold, max_candidates=max(self.options.max_candidates, 1)).items()):
             i, j, _ = where[k]

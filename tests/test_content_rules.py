@@ -172,6 +172,20 @@ PATTERNS = {
 }
 
 
+#: Long runs right after a trigger word: a regex that rescans the rest of a
+#: run from every position is quadratic here even when it is fast on prose.
+LONG_RUNS = {
+    "cjk_run_after_pointer": lambda n: "详见" + "缓" * n,
+    "ascii_run_after_pointer": lambda n: "详见 README " + "a" * n,
+    "dotted_run_after_platitude": lambda n: "综合考虑 " + "a." * (n // 2),
+    "digit_run_after_progress": lambda n: "目前进度 " + "1" * n,
+    "zai_everywhere": lambda n: "在" * n,
+    "zai_then_ascii": lambda n: "在 " + "a" * n + "/b 里",
+    "question_marks": lambda n: "？" * n,
+    "whitespace_after_digit": lambda n: "1" + " " * n + "月",
+}
+
+
 def _timed(engine: Engine, content: str) -> float:
     output = _output(_method(content), {"content": content, "type": "work_fact"}, n_messages=2)
     context = _context(("user", content[:50_000] + "？"), ("assistant", content))
@@ -192,7 +206,24 @@ def test_rules_are_linear_in_the_text(pattern):
     unit = PATTERNS[pattern]
     half = (unit * (50_000 // len(unit) + 1))[:50_000]
     full = (unit * (100_000 // len(unit) + 1))[:100_000]
-    t_half, t_full = _timed(engine, half), _timed(engine, full)
-    # Linear work doubles; quadratic work quadruples. Allow noise, fail on 4x.
+    _assert_linear(engine, pattern, half, full)
+
+
+@pytest.mark.parametrize("pattern", list(LONG_RUNS), ids=list(LONG_RUNS))
+def test_rules_are_linear_on_long_runs(pattern):
+    engine = _engine(OWN)
+    _assert_linear(engine, pattern, LONG_RUNS[pattern](50_000), LONG_RUNS[pattern](100_000))
+
+
+def _assert_linear(engine: Engine, pattern: str, half: str, full: str) -> None:
+    """Linear work doubles from 50 to 100 KB; quadratic work quadruples.
+
+    A busy machine can stall one measurement, so a ratio above 3 is measured
+    again (up to three times); quadratic behaviour fails every attempt.
+    """
+    for _ in range(3):
+        t_half, t_full = _timed(engine, half), _timed(engine, full)
+        if t_full < 3.0 and t_full <= 3.0 * t_half + 0.05:
+            return
     assert t_full < 3.0, f"{pattern}: 100 KB took {t_full:.2f}s"
     assert t_full <= 3.0 * t_half + 0.05, f"{pattern}: 50 KB {t_half:.3f}s, 100 KB {t_full:.3f}s"

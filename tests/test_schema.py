@@ -182,3 +182,38 @@ def test_broken_contexts_fail_the_schema_and_the_loader_naming_the_field(change,
         load_context(context, source="ctx.json")
     assert err.value.file == "ctx.json"
     assert err.value.field.startswith(field)
+
+
+# --- boundary cases where pydantic and JSON Schema traditionally disagree ------------------
+
+def _doc(**memory_changes):
+    memory = {"content": "c", "type": "work_fact", "priority": 80, "source_message_ids": ["m1"], **memory_changes}
+    return [{"message_ids": ["m1"], "memories": [memory]}]
+
+
+@pytest.mark.parametrize("doc, valid", [
+    (_doc(priority=70.0), True),            # JSON Schema's integer includes 70.0
+    (_doc(priority=70.5), False),
+    (_doc(priority=True), False),           # ...and excludes booleans
+    (_doc(priority=101), False),
+    (_doc(priority=-0.0), True),
+    (_doc(content=""), False),
+    (_doc(taskState=None), False),          # optional means absent, never null
+    (_doc(metadata=None), False),
+    (_doc(metadata={"status": None}), False),
+    (_doc(metadata={"anything": None}), True),  # unknown metadata keys are T003's business
+    (_doc(metadata={"projectEvidence": [""]}), False),
+    (_doc(source_message_ids=[]), False),
+    (_doc(type="note"), False),
+    (_doc(confidence=0.9), False),
+    ([{"scene_id": None, "message_ids": [], "memories": []}], False),
+    ([{"scene_id": "sc1", "new_scene_name": "a｜b", "message_ids": [], "memories": []}], True),  # S006's business
+    ([], True),
+    ({}, False),
+])
+def test_models_and_schema_agree_on_boundaries(doc, valid):
+    from memvet.contract import validator
+    from memvet.models import accepts
+
+    assert validator().is_valid(doc) is valid
+    assert accepts(doc) is valid

@@ -196,9 +196,32 @@ class Engine:
 
     # --- the run -------------------------------------------------------------
     def validate(self, output: Any, context: Any, *, store: Any = None) -> Report:
-        batch = load_context(context)
-        ctx = RuleContext(batch, self.config, store)
-        run = _Run(ctx)
+        batch = load_context(context)  # a bad context is the caller's error: it raises
+        run = _Run(RuleContext(batch, self.config, store))
+        try:
+            return self._validate(run, output)
+        except Exception as exc:  # last line of defence: an answer never makes validate() raise
+            return self._engine_failure(run, exc)
+
+    def _engine_failure(self, run: _Run, exc: Exception) -> Report:
+        """Fail closed: everything found so far, plus one E001 reject at the root."""
+        e = self.engine_rules.get(E001)
+        detail = str(exc)[:200]
+        for secret, placeholder in run.ctx.secrets.items():
+            detail = detail.replace(secret, placeholder)
+        run.violations.append(Violation(
+            E001, e.name if e else "rule-crashed", "reject", "",
+            f"the engine failed on this answer ({type(exc).__name__}: {detail}); nothing of it may be committed",
+            "memvet.engine", None))
+        _scrub(run.violations, run.ctx.secrets)
+        stats = {"scenes": 0, "memories": 0, "records": 0, "dropped": 0,
+                 "fixed": sum(1 for v in run.violations if v.action == "fix"),
+                 "rejected": sum(1 for v in run.violations if v.action == "reject")}
+        return Report(ok=False, violations=run.violations, records=[], dropped=[], output=None, stats=stats,
+                      secrets=dict(run.ctx.secrets))
+
+    def _validate(self, run: _Run, output: Any) -> Report:
+        ctx = run.ctx
         parsed = parse_output(output)
         ctx.parse = parsed
         self._run_target(run, "parse", parsed, "")
@@ -209,10 +232,16 @@ class Engine:
         if not isinstance(value, list):
             return self._finish(run, value, [], [])
         schema_paths = [v.path for v in run.violations if v.code == S004]
-        if not any(b.code == S004 for b in self.by_target["parse"]):
-            # S004 switched off: still keep malformed parts away from the rules.
+        s004_ran = any(b.code == S004 for b in self.by_target["parse"]) and not any(
+            v.code == E001 and v.message.startswith(f"rule {S004} ") for v in run.violations)
+        if not s004_ran:
+            # S004 switched off or crashed: still keep malformed parts away from
+            # the rules; if even that fails, no scene is trusted (fail closed).
             from .contract import schema_errors
-            schema_paths = [p for p, _ in schema_errors(value)]
+            try:
+                schema_paths = [p for p, _ in schema_errors(value)]
+            except Exception:
+                schema_paths = [""]
         ctx.output = list(value)  # shallow: scenes are copied on first write
         self._mark_valid(ctx, value, schema_paths)
         valid_memories = set(ctx.valid_memories)

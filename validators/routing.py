@@ -84,19 +84,35 @@ def commits_in(text: str) -> list[str]:
     return [a or b for a, b in _COMMIT.findall(text)] if "ommit" in text or "OMMIT" in text else []
 
 
+def _message_provenance(m: Any) -> tuple[str | None, str | None, list[str]]:
+    """``(source tag, confirmation tag, commit tags)`` of one message."""
+    if m.role == "tool":
+        return f"tool:{m.id}", None, [f"commit:{sha}" for sha in commits_in(m.content)]
+    if m.role == "user":
+        return None, f"user:{m.id}", [f"commit:{sha}" for sha in commits_in(m.content)]
+    return None, None, []
+
+
 def provenance(record: dict[str, Any], ctx: RuleContext) -> tuple[list[str], list[str]]:
     """``(source, confirmed_by)`` from the roles of the memory's source messages."""
     messages = ctx.sources(record)
     source: list[str] = []
     confirmed: list[str] = []
+    # A message is cited by many memories of its batch: tag it once per batch.
+    memo = getattr(getattr(ctx, "batch", None), "memo", None)
     for m in messages:
-        if m.role == "tool":
-            source.append(f"tool:{m.id}")
-        elif m.role == "user":
-            confirmed.append(f"user:{m.id}")
+        if memo is None:
+            tags = _message_provenance(m)
         else:
-            continue
-        source.extend(f"commit:{sha}" for sha in commits_in(m.content))
+            key = ("routing.provenance", m.sessionKey, m.id)
+            tags = memo.get(key)
+            if tags is None:
+                tags = memo[key] = _message_provenance(m)
+        if tags[0]:
+            source.append(tags[0])
+        elif tags[1]:
+            confirmed.append(tags[1])
+        source.extend(tags[2])
     meta = record.get("metadata")
     ref = meta.get("artifact_ref") if isinstance(meta, dict) else None
     if isinstance(ref, str) and ref.strip():

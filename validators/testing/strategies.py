@@ -491,12 +491,58 @@ def _either(good: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     return st.one_of(good, good, good, wrong)
 
 
+#: Values that sit on a type or range boundary of the contract.
+EDGE_VALUES = (None, True, False, 0, -1, 70, 70.0, 100, 100.0, 100.5, 101, 1e300, "", "x", "work_fact", "open",
+               [], [""], ["m1"], [1], {}, {"x": None})
+
+
+def _slots(doc: Any) -> list[tuple[Any, Any]]:
+    """Every ``(container, key-or-index)`` of a document, to corrupt one of them."""
+    out: list[tuple[Any, Any]] = []
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            out.extend((node, k) for k in node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            out.extend((node, i) for i in range(len(node)))
+            stack.extend(node)
+    return out
+
+
+@st.composite
+def corrupted_outputs(draw: Any, max_faults: int = 2) -> list[Any]:
+    """A valid answer with zero to ``max_faults`` small faults: an edge value, a deleted or an extra key."""
+    _, output = draw(valid_pairs(min_scenes=1, max_scenes=2))
+    doc = copy.deepcopy(output)
+    for _ in range(draw(st.integers(0, max_faults))):
+        slots = _slots(doc)
+        if not slots:
+            break
+        container, key = draw(st.sampled_from(slots))
+        how = draw(st.sampled_from(("value", "value", "delete", "extra")))
+        if how == "value":
+            container[key] = copy.deepcopy(draw(st.sampled_from(EDGE_VALUES)))
+        elif how == "delete":
+            del container[key]
+        elif isinstance(container, dict):
+            container[draw(st.sampled_from(("confidence", "scene_name", "taskState", "metadata", "notes")))] = \
+                copy.deepcopy(draw(st.sampled_from(EDGE_VALUES)))
+    return doc
+
+
 def contract_like_outputs() -> st.SearchStrategy[Any]:
-    """Documents close to the contract: right keys, edge values, wrong types, nulls, extra keys.
+    """Documents close to the contract: valid ones, ones with one or two small faults, fuzz.
 
     For checking that two validators (jsonschema and the pydantic models)
-    agree: most of these are invalid in exactly one small way.
+    agree: about a third are valid, most of the rest invalid in one small way.
     """
+    return st.one_of(corrupted_outputs(), corrupted_outputs(), _fuzzy_outputs())
+
+
+def _fuzzy_outputs() -> st.SearchStrategy[Any]:
+    """Right keys with wrong types, nulls and extra keys everywhere; and arbitrary JSON."""
     ids = st.lists(_either(st.text(max_size=3)), max_size=3)
     metadata = st.dictionaries(st.sampled_from(METADATA_KEYS + ("extra",)),
                                _either(st.text(max_size=4) | st.lists(st.text(max_size=2), max_size=2)), max_size=4)
