@@ -78,7 +78,7 @@ class RuleContext:
 
     __slots__ = ("batch", "config", "output", "scene", "scene_index", "memory_index",
                  "original", "path", "secrets", "store", "dropped", "parse",
-                 "valid_scenes", "valid_memories", "_sources", "record", "record_index")
+                 "valid_scenes", "valid_memories", "_sources", "record", "record_index", "scratch")
 
     def __init__(self, batch: Batch, config: Config, store: Any = None):
         self.batch = batch
@@ -98,6 +98,9 @@ class RuleContext:
         self._sources: dict[int, tuple[Any, list[Message], str | None]] = {}
         self.record: dict[str, Any] | None = None
         self.record_index = 0
+        #: Per-call cache rules may share (e.g. one text analysis per memory,
+        #: keyed by the content string). Dies with the call: no cross-call caching.
+        self.scratch: dict[Any, Any] = {}
 
     # --- helpers rules share -------------------------------------------------
     def sources(self, memory: dict[str, Any]) -> list[Message]:
