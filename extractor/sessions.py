@@ -29,7 +29,6 @@ touched from one thread.
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +38,7 @@ from pydantic import ValidationError
 
 from memvet.context import Message
 from memvet.errors import ContextError, MemvetError
+from memvet.jsonl import iter_objects
 from memvet.report import Report
 
 from .client import AsyncChatClient, EndpointSettings
@@ -54,31 +54,17 @@ def read_messages(path: str | Path) -> dict[str, list[Message]]:
     path = Path(path)
     sessions: dict[str, list[Message]] = {}
     seen: set[tuple[str, str]] = set()
-    try:
-        stream = path.open("rb")
-    except OSError as exc:
-        raise ContextError(f"cannot read sessions: {exc.strerror or exc}", file=str(path)) from None
-    with stream:
-        for n, line in enumerate(stream, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{n}"
-            try:
-                item = json.loads(line)
-            except ValueError as exc:
-                raise ContextError(f"line is not JSON: {exc}", file=where) from None
-            if not isinstance(item, dict):
-                raise ContextError("each line must be one message object", file=where)
-            try:
-                message = Message.model_validate(item)
-            except ValidationError as exc:
-                err = exc.errors()[0]
-                raise ContextError(err["msg"], file=where, field="/" + "/".join(map(str, err["loc"]))) from None
-            if message.key in seen:
-                raise ContextError(f"message id {message.id!r} appears twice in session {message.sessionKey!r}",
-                                   file=where, field="/id")
-            seen.add(message.key)
-            sessions.setdefault(message.sessionKey, []).append(message)
+    for where, item in iter_objects(str(path), what="one message object"):
+        try:
+            message = Message.model_validate(item)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise ContextError(err["msg"], file=where, field="/" + "/".join(map(str, err["loc"]))) from None
+        if message.key in seen:
+            raise ContextError(f"message id {message.id!r} appears twice in session {message.sessionKey!r}",
+                               file=where, field="/id")
+        seen.add(message.key)
+        sessions.setdefault(message.sessionKey, []).append(message)
     return {key: time_order(messages) for key, messages in sessions.items()}
 
 

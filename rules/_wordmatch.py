@@ -4,14 +4,19 @@
 ``re.IGNORECASE``; both switch off the first-character prefilter of
 Python's regex engine, so a search costs 1-3 microseconds per character of
 text -- more than the whole per-memory budget on a typical memory. This
-matcher compiles the lower-cased entries into a plain alternation (which
-keeps the prefilter: about 20x faster), searches the lower-cased text and
-checks the word boundaries of Latin entries in Python afterwards.
+matcher compiles the lower-cased entries into a plain trie of literals
+(which keeps the prefilter, and tries one branch per position instead of
+one per entry), searches the lower-cased text and checks the word
+boundaries of Latin entries in Python afterwards.
 
 Same meaning as lexicon: entries with CJK match as substrings, Latin entries
 case-insensitively on word boundaries (a CJK character next to a Latin
-entry is a word character, as with ``\\b``). Text whose lower-casing
-changes its length (rare Unicode) falls back to the lexicon pattern.
+entry is a word character, as with ``\\b``). At each position the longest
+entry is the candidate. Text whose lower-casing changes its length (rare
+Unicode) falls back to the lexicon pattern.
+
+A rule that asks several lists about one text lower-cases it once and
+passes ``lowered=`` to every call.
 """
 
 from __future__ import annotations
@@ -27,6 +32,30 @@ def _is_word_char(ch: str) -> bool:
     return ch.isalnum() or ch == "_"
 
 
+def literal_trie(words: Iterable[str]) -> str:
+    """One regex for literal ``words`` that matches, at each position, the longest of them.
+
+    The same matches as the alternation of the words sorted longest first,
+    but shared prefixes are factored out: the regex engine tries one branch
+    per distinct next character instead of every word in turn.
+    """
+    root: dict[str, dict] = {}
+    for word in words:
+        node = root
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict[str, dict]) -> str:
+        # Longer continuations come before the end of a shorter word: the longest wins.
+        branches = [re.escape(ch) + emit(child) for ch, child in sorted(node.items()) if ch]
+        if "" in node:
+            branches.append("")
+        return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+    return emit(root)
+
+
 class WordMatcher:
     """One compiled, prefilter-friendly pattern for one word list."""
 
@@ -34,45 +63,71 @@ class WordMatcher:
 
     def __init__(self, words: tuple[str, ...]):
         self.words = words
-        entries = sorted({w.strip().lower() for w in words if w.strip()}, key=lambda w: (-len(w), w))
-        self._pattern = re.compile("|".join(re.escape(w) for w in entries)) if entries else None
+        entries = {w.strip().lower() for w in words if w.strip()}
+        self._pattern = re.compile(literal_trie(entries)) if entries else None
         self._fallback = lexicon.compile_words(words)
 
-    def finditer(self, text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int]]:
-        """``(start, end)`` of each match in ``text[start:end]``, left to right, non-overlapping."""
+    def finditer(self, text: str, start: int = 0, end: int | None = None, *,
+                 lowered: str | None = None) -> Iterator[tuple[int, int]]:
+        """``(start, end)`` of each match in ``text[start:end]``, left to right, non-overlapping.
+
+        ``lowered`` is ``text.lower()`` when the caller has it already.
+        """
         if self._pattern is None:
             return
         end = len(text) if end is None else end
-        lowered = text.lower()
+        if lowered is None:
+            lowered = text.lower()
         if len(lowered) != len(text):
             for m in self._fallback.finditer(text, start, end):  # type: ignore[union-attr]
                 yield m.span()
             return
+        search = self._pattern.search
         pos = start
         while pos < end:
-            m = self._pattern.search(lowered, pos, end)
+            m = search(lowered, pos, end)
             if m is None:
                 return
             a, b = m.span()
-            if lexicon.has_cjk(lowered[a:b]) or _bounded(text, a, b):
+            if _bounded(text, a, b) or lexicon.has_cjk(lowered[a:b]):
                 yield a, b
                 pos = b
             else:
                 pos = a + 1
 
-    def search(self, text: str, start: int = 0, end: int | None = None) -> tuple[int, int] | None:
-        for span in self.finditer(text, start, end):
-            return span
+    def search(self, text: str, start: int = 0, end: int | None = None, *,
+               lowered: str | None = None) -> tuple[int, int] | None:
+        """The first match, as :meth:`finditer` would yield it (no generator on the common path)."""
+        if self._pattern is None:
+            return None
+        if end is None:
+            end = len(text)
+        if lowered is None:
+            lowered = text.lower()
+        if len(lowered) != len(text):
+            for span in self.finditer(text, start, end, lowered=lowered):
+                return span
+            return None
+        search = self._pattern.search
+        pos = start
+        while pos < end:
+            m = search(lowered, pos, end)
+            if m is None:
+                return None
+            a, b = m.span()
+            if _bounded(text, a, b) or lexicon.has_cjk(lowered[a:b]):
+                return a, b
+            pos = a + 1
         return None
 
-    def find(self, text: str, start: int = 0, end: int | None = None) -> str | None:
+    def find(self, text: str, start: int = 0, end: int | None = None, *, lowered: str | None = None) -> str | None:
         """The first entry found (as it appears in ``text``), or None."""
-        span = self.search(text, start, end)
+        span = self.search(text, start, end, lowered=lowered)
         return text[span[0]:span[1]] if span else None
 
-    def match(self, text: str) -> str | None:
+    def match(self, text: str, *, lowered: str | None = None) -> str | None:
         """An entry at the very start of ``text``."""
-        span = self.search(text, 0, len(text))
+        span = self.search(text, 0, len(text), lowered=lowered)
         return text[:span[1]] if span and span[0] == 0 else None
 
 

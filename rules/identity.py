@@ -29,7 +29,7 @@ from __future__ import annotations
 import difflib
 import unicodedata
 from bisect import bisect_left
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator, NamedTuple
 
 from memvet import pointer as jp
 from memvet.rule import Finding, Rule
@@ -155,11 +155,63 @@ def message_id_lists(ctx: Any, *, evidence: bool = False) -> Iterator[tuple[str,
                 yield f"/memories/{j}/metadata/projectEvidence", meta["projectEvidence"]
 
 
+_EVIDENCE = "/metadata/projectEvidence"
+
+
+class SceneIdLists(NamedTuple):
+    """The id lists of one scene (as emitted) that need a closer look: ``(pointer, list, is_evidence)``."""
+
+    #: Lists holding an id that names no new message (unknown, background or a lookalike).
+    odd: list[tuple[str, list[str], bool]]
+    #: Lists holding an id twice.
+    repeated: list[tuple[str, list[str], bool]]
+
+
+def scene_id_lists(ctx: Any) -> SceneIdLists:
+    """:func:`message_id_lists` (with evidence) of the current scene, sorted out once per validate() call.
+
+    I002, I003, I007 and I010 each walk every list of the scene; in a valid
+    answer every id is verbatim and every list duplicate-free, so the walk
+    is done once here, at C speed per list, and the rules look only at the
+    lists it kept (usually none). Pointers are built only for those.
+    """
+    scene = ctx.original
+    key = ("identity.scene-id-lists", ctx.scene_index)
+    hit = ctx.scratch.get(key)
+    if hit is not None and hit[0] is scene:
+        return hit[1]
+    is_new = ctx.batch.new_by_id.__contains__
+    odd: list[tuple[str, list[str], bool]] = []
+    repeated: list[tuple[str, list[str], bool]] = []
+
+    def sort_out(ids: list[str], j: int | None, field: str) -> None:
+        fine_ids = all(map(is_new, ids))
+        unique = len(ids) < 2 or len(set(ids)) == len(ids)
+        if not (fine_ids and unique):
+            entry = (field if j is None else f"/memories/{j}{field}", ids, field == _EVIDENCE)
+            if not fine_ids:
+                odd.append(entry)
+            if not unique:
+                repeated.append(entry)
+
+    sort_out(scene["message_ids"], None, "/message_ids")
+    memories = scene["memories"]
+    for j in scene_memory_indexes(ctx):
+        memory = memories[j]
+        sort_out(memory["source_message_ids"], j, "/source_message_ids")
+        meta = memory.get("metadata")
+        if meta and isinstance(meta, dict) and isinstance(meta.get("projectEvidence"), list):
+            sort_out(meta["projectEvidence"], j, _EVIDENCE)
+    found = SceneIdLists(odd, repeated)
+    ctx.scratch[key] = (scene, found)
+    return found
+
+
 def _ids_of_kind(ctx: Any, kind: str) -> Iterator[tuple[str, str]]:
     is_new = ctx.batch.new_by_id.__contains__
-    for base, ids in message_id_lists(ctx):
-        if all(map(is_new, ids)):
-            continue  # the common case, checked at C speed
+    for base, ids, evidence in scene_id_lists(ctx).odd:
+        if evidence:
+            continue  # I002/I003 look at message_ids and source_message_ids only
         for k, mid in enumerate(ids):
             if not is_new(mid) and classify_message_id(mid, ctx)[0] == kind:
                 yield f"{base}/{k}", mid
@@ -219,11 +271,15 @@ class SceneIdNotInPool(Rule):
     target = "scene"
     action = "reject"
 
-    def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def check(self, scene: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         sid = scene.get("scene_id")
+        if sid is None or sid in ctx.batch.pool or pool_lookalike(sid, ctx):
+            return ()
+        return self._findings(sid, ctx)
+
+    @staticmethod
+    def _findings(sid: str, ctx: Any) -> Iterator[Finding]:
         pool = ctx.batch.pool
-        if sid is None or sid in pool or pool_lookalike(sid, ctx):
-            return
         if not pool:
             yield Finding(f"scene_id {sid!r} is not in the scene pool: the pool is empty, so only new scenes "
                           "are allowed (give new_scene_name and new_scene_reason instead)", path="/scene_id")
@@ -273,10 +329,11 @@ class MessageIdUnknown(Rule):
     target = "scene"
     action = "reject"
 
-    def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
-        for path, mid in _ids_of_kind(ctx, UNKNOWN):
-            yield Finding(f"message id {mid!r} names no message of this batch; cite the ids of its new messages",
-                          path=path)
+    def check(self, scene: dict[str, Any], ctx: Any) -> Iterable[Finding]:
+        if not scene_id_lists(ctx).odd:
+            return ()
+        return (Finding(f"message id {mid!r} names no message of this batch; cite the ids of its new messages",
+                        path=path) for path, mid in _ids_of_kind(ctx, UNKNOWN))
 
 
 class MessageIdBackground(Rule):
@@ -314,10 +371,11 @@ class MessageIdBackground(Rule):
     target = "scene"
     action = "reject"
 
-    def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
-        for path, mid in _ids_of_kind(ctx, BACKGROUND):
-            yield Finding(f"message id {mid!r} names a background message; provenance must be this batch's "
-                          "new messages", path=path)
+    def check(self, scene: dict[str, Any], ctx: Any) -> Iterable[Finding]:
+        if not scene_id_lists(ctx).odd:
+            return ()
+        return (Finding(f"message id {mid!r} names a background message; provenance must be this batch's "
+                        "new messages", path=path) for path, mid in _ids_of_kind(ctx, BACKGROUND))
 
 
 class SourceOutsideScene(Rule):
@@ -357,8 +415,14 @@ class SourceOutsideScene(Rule):
     target = "memory"
     action = "reject"
 
-    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         in_scene = ctx.scene["message_ids"]
+        if all(map(in_scene.__contains__, ctx.original["source_message_ids"])):
+            return ()  # the common case: every source is in the scene's range
+        return self._findings(ctx, in_scene)
+
+    @staticmethod
+    def _findings(ctx: Any, in_scene: list[str]) -> Iterator[Finding]:
         new_by_id = ctx.batch.new_by_id
         for k, mid in enumerate(ctx.original["source_message_ids"]):
             if mid in new_by_id and mid not in in_scene:
@@ -405,18 +469,18 @@ class SourceCrossSession(Rule):
     target = "memory"
     action = "reject"
 
-    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         messages, session = ctx.resolve_sources(memory)
         if session is not None or not messages:
-            return
+            return ()
         by_session: dict[str, list[str]] = {}
         for m in messages:
             by_session.setdefault(m.sessionKey, []).append(m.id)
         if len(by_session) < 2:
-            return
+            return ()
         spans = "; ".join(f"{key!r}: {', '.join(ids)}" for key, ids in by_session.items())
-        yield Finding(f"the sources span {len(by_session)} sessions ({spans}); one memory's sources must come "
-                      "from one session", path="/source_message_ids")
+        return [Finding(f"the sources span {len(by_session)} sessions ({spans}); one memory's sources must come "
+                        "from one session", path="/source_message_ids")]
 
 
 class MessageInSeveralScenes(Rule):
@@ -464,8 +528,9 @@ class MessageInSeveralScenes(Rule):
 
     def check(self, output: list[Any], ctx: Any) -> Iterator[Finding]:
         batch = ctx.batch
+        new_by_id = batch.new_by_id
         original = ctx.original
-        first_scene: dict[tuple[str, str], int] = {}
+        first_scene: dict[int, int] = {}
         for i in ctx.valid_scenes:
             scene = original[i]
             if not scene["memories"]:
@@ -473,24 +538,29 @@ class MessageInSeveralScenes(Rule):
             ids = scene["message_ids"]
             session = None
             for k, mid in enumerate(ids):
-                found = batch.new_by_id.get(mid)
+                found = new_by_id.get(mid)
                 if not found:
                     continue  # unknown, background or lookalike: I002, I003, I010
-                if len(found) > 1 and session is None:
-                    # An id several sessions share: read it in the scene's own session.
-                    session = batch.resolve(ids)[1] or ""
-                key = (_session_of(found, session), mid)
-                seen = first_scene.setdefault(key, i)
+                if len(found) == 1:
+                    message = found[0]
+                else:
+                    if session is None:
+                        # An id several sessions share: read it in the scene's own session.
+                        session = batch.resolve(ids)[1] or ""
+                    message = _message_of(found, session)
+                # The message itself is the key: (sessionKey, id) is unique among new messages.
+                seen = first_scene.setdefault(id(message), i)
                 if seen != i:
                     yield Finding(f"message {mid!r} is already listed under scene /{seen}; a message belongs to "
                                   "one scene", path=jp.join(i, "message_ids", k))
 
 
-def _session_of(found: list[Any], preferred: str | None) -> str:
+def _message_of(found: list[Any], preferred: str | None) -> Any:
+    """The message of ``preferred``'s session among those sharing one id (else the first)."""
     for m in found:
         if m.sessionKey == preferred:
-            return m.sessionKey
-    return found[0].sessionKey
+            return m
+    return found[0]
 
 
 class DuplicateId(Rule):
@@ -527,10 +597,13 @@ class DuplicateId(Rule):
     target = "scene"
     action = "fix"
 
-    def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
-        for base, ids in message_id_lists(ctx, evidence=True):
-            if len(ids) < 2 or len(set(ids)) == len(ids):
-                continue
+    def check(self, scene: dict[str, Any], ctx: Any) -> Iterable[Finding]:
+        repeated = scene_id_lists(ctx).repeated
+        return self._findings(scene, repeated) if repeated else ()
+
+    @staticmethod
+    def _findings(scene: dict[str, Any], repeated: list[tuple[str, list[str], bool]]) -> Iterator[Finding]:
+        for base, ids, _ in repeated:
             seen: set[str] = set()
             first_repeat, repeated = -1, []
             for k, mid in enumerate(ids):
@@ -581,13 +654,13 @@ class ProjectWithoutEvidence(Rule):
     target = "memory"
     action = "fix"
 
-    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         meta = memory.get("metadata")
         if not meta or "project" not in meta or meta.get("projectEvidence"):
-            return
-        yield Finding(f"metadata.project {meta['project']!r} comes without projectEvidence; the project claim "
-                      "is removed (cite the source message that names the project)",
-                      path="/metadata/project", fix=_project_claim_removal(meta))
+            return ()
+        return [Finding(f"metadata.project {meta['project']!r} comes without projectEvidence; the project claim "
+                        "is removed (cite the source message that names the project)",
+                        path="/metadata/project", fix=_project_claim_removal(meta))]
 
 
 class EvidenceOutsideSources(Rule):
@@ -626,10 +699,14 @@ class EvidenceOutsideSources(Rule):
     target = "memory"
     action = "fix"
 
-    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         meta = memory.get("metadata")
         if not meta or not meta.get("projectEvidence"):
-            return
+            return ()
+        return self._findings(memory, meta, ctx)
+
+    @staticmethod
+    def _findings(memory: dict[str, Any], meta: dict[str, Any], ctx: Any) -> Iterator[Finding]:
         sources = memory["source_message_ids"]
         # Index into the list as emitted: I007 may have de-duplicated the working copy.
         emitted = (ctx.original.get("metadata") or {}).get("projectEvidence")
@@ -693,17 +770,20 @@ class IdLookalike(Rule):
     target = "scene"
     action = "reject"
 
-    def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def check(self, scene: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         sid = ctx.original.get("scene_id")
+        if (sid is None or sid in ctx.batch.pool) and not scene_id_lists(ctx).odd:
+            return ()  # every id verbatim: nothing can imitate anything
+        return self._findings(sid, ctx)
+
+    @staticmethod
+    def _findings(sid: str | None, ctx: Any) -> Iterator[Finding]:
         if sid is not None:
             real = pool_lookalike(sid, ctx)
             if real is not None:
                 yield Finding(f"scene_id {sid!r} is not in the scene pool but imitates {real!r} "
                               f"({lookalike_detail(sid, real)}); copy the pool id verbatim", path="/scene_id")
-        is_new = ctx.batch.new_by_id.__contains__
-        for base, ids in message_id_lists(ctx, evidence=True):
-            if all(map(is_new, ids)):
-                continue
+        for base, ids, _ in scene_id_lists(ctx).odd:
             for k, mid in enumerate(ids):
                 kind, real = classify_message_id(mid, ctx)
                 if kind == LOOKALIKE:

@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules._wordmatch import option_matcher
-from memvet.rules._langdetect import LangCounts, language_of, measure
+from memvet.rules._langdetect import dominant_language, language_of, may_be_judged, measure
 
 BAR = "｜"
 # Bars a model types instead of the full-width one: ASCII, box drawing, CJK stroke, divides, broken bar.
@@ -34,15 +34,6 @@ def split_scene_name(name: str) -> tuple[str, str] | None:
     if m is None:
         return None
     return name[:m.start()].strip(), name[m.end():].strip()
-
-
-def _scene_memories(scene: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """The scene's memories that carry text (the schema keeps malformed ones away in practice)."""
-    memories = scene.get("memories")
-    if isinstance(memories, list):
-        for j, memory in enumerate(memories):
-            if isinstance(memory, dict) and isinstance(memory.get("content"), str):
-                yield j, memory
 
 
 # --- L001 ----------------------------------------------------------------------------
@@ -118,17 +109,18 @@ class LanguageMismatch(Rule):
         min_text_units: float = 2.0
 
     def _batch_language(self, ctx: Any) -> str:
-        def compute() -> str:
-            total = LangCounts()
-            for message in ctx.batch.messages:
-                if message.role in ("user", "assistant"):
-                    total = total + measure(message.content)
-            if total.units < self.options.min_batch_units:
-                return "none"
-            return language_of(total, zh_at_least=self.options.batch_zh_at_least,
-                               en_at_most=self.options.batch_en_at_most)
         o = self.options
-        return ctx.memo(f"L001.batch-language:{o.batch_zh_at_least}:{o.batch_en_at_most}:{o.min_batch_units}", compute)
+        key = self.__dict__.get("_memo_key")
+        if key is None:
+            key = self.__dict__["_memo_key"] = (
+                f"L001.batch-language:{o.batch_zh_at_least}:{o.batch_en_at_most}:{o.min_batch_units}")
+        memo = ctx.batch.memo
+        found = memo.get(key)
+        if found is None:
+            texts = [m.content for m in ctx.batch.messages if m.role in ("user", "assistant")]
+            found = memo[key] = dominant_language(texts, zh_at_least=o.batch_zh_at_least,
+                                                  en_at_most=o.batch_en_at_most, min_units=o.min_batch_units)
+        return found
 
     def _text_language(self, text: str) -> str:
         counts = measure(text, drop_log_lines=False)
@@ -137,27 +129,40 @@ class LanguageMismatch(Rule):
         return language_of(counts, zh_at_least=self.options.text_zh_at_least,
                            en_at_most=self.options.text_en_at_most)
 
+    def _written_in(self, text: str, other: str) -> bool:
+        """Is ``text`` judged to be in ``other``? Cheap bounds first, the measure only when they cannot tell."""
+        o = self.options
+        if not may_be_judged(text, other, zh_at_least=o.text_zh_at_least, en_at_most=o.text_en_at_most):
+            return False
+        return self._text_language(text) == other
+
     def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
         batch = self._batch_language(ctx)
         if batch not in ("zh", "en"):
             return
-        expected = "Chinese" if batch == "zh" else "English"
-        texts: list[tuple[str, str, str]] = []
+        # Only a text judged in the other language is a finding.
+        other = "en" if batch == "zh" else "zh"
         name = scene.get("new_scene_name")
         if isinstance(name, str):
             parts = split_scene_name(name)
-            texts.append(("/new_scene_name", "the scene topic", parts[1] if parts else name))
+            if self._written_in(parts[1] if parts else name, other):
+                yield self._finding("/new_scene_name", "the scene topic", other)
         reason = scene.get("new_scene_reason")
-        if isinstance(reason, str):
-            texts.append(("/new_scene_reason", "new_scene_reason", reason))
-        for j, memory in _scene_memories(scene):
-            texts.append((f"/memories/{j}/content", "content", memory["content"]))
-        for path, what, text in texts:
-            found = self._text_language(text)
-            if found in ("zh", "en") and found != batch:
-                written = "Chinese" if found == "zh" else "English"
-                yield Finding(f"{what} is written in {written}, but the new messages are mostly {expected}; "
-                              f"write it in {expected}", path=path)
+        if isinstance(reason, str) and self._written_in(reason, other):
+            yield self._finding("/new_scene_reason", "new_scene_reason", other)
+        memories = scene.get("memories")
+        if isinstance(memories, list):
+            for j, memory in enumerate(memories):
+                if isinstance(memory, dict):
+                    content = memory.get("content")
+                    if isinstance(content, str) and self._written_in(content, other):
+                        yield self._finding(f"/memories/{j}/content", "content", other)
+
+    @staticmethod
+    def _finding(path: str, what: str, written: str) -> Finding:
+        written, expected = ("Chinese", "English") if written == "zh" else ("English", "Chinese")
+        return Finding(f"{what} is written in {written}, but the new messages are mostly {expected}; "
+                       f"write it in {expected}", path=path)
 
 
 # --- L002 ----------------------------------------------------------------------------
@@ -299,28 +304,27 @@ class ContextDependent(Rule):
                           "so the memory stands alone", path="/content")
 
     def _find(self, text: str) -> str | None:
-        o = self.options
-        hit = option_matcher(self, "conversation_refs").find(text)
+        lowered = text.lower()  # once for every word list
+        hit = option_matcher(self, "conversation_refs").find(text, lowered=lowered)
         if hit:
             return hit
         first = _CLAUSE_END.search(text)
-        hit = option_matcher(self, "leading_refs").find(text, 0, first.start() if first else len(text))
+        hit = option_matcher(self, "leading_refs").find(text, 0, first.start() if first else len(text),
+                                                        lowered=lowered)
         if hit:
             return hit
-        return self._dangling_demonstrative(text)
+        return self._dangling_demonstrative(text, lowered)
 
-    def _dangling_demonstrative(self, text: str) -> str | None:
-        o = self.options
+    def _dangling_demonstrative(self, text: str, lowered: str) -> str | None:
         nouns = option_matcher(self, "generic_nouns")
         scope = option_matcher(self, "self_scope_nouns")
-        lowered = text.lower()
-        for start, end in option_matcher(self, "demonstratives").finditer(text):
+        for start, end in option_matcher(self, "demonstratives").finditer(text, lowered=lowered):
             word = text[start:end]
             latin = word.isascii()
             if not self._points_outside(text, start, end, word, latin):
                 continue
             window_end = _window_end(text, end, latin)
-            noun = nouns.search(text, end, window_end)
+            noun = nouns.search(text, end, window_end, lowered=lowered)
             if noun is None:
                 continue
             noun_start, noun_end = noun
@@ -328,7 +332,7 @@ class ContextDependent(Rule):
                 continue
             if not latin and noun_start - end > (1 if word in ("该", "此") else 6):
                 continue
-            if scope.search(text, end, window_end):
+            if scope.search(text, end, window_end, lowered=lowered):
                 continue
             if _names_something(text[end:noun_start], latin) or _named_after(text, noun_end, latin):
                 continue
@@ -566,12 +570,12 @@ class SceneNameActivity(Rule):
                           "(the module, feature or problem), not what is being done or when", path="/new_scene_name")
 
     def _find(self, topic: str) -> tuple[str, str] | None:
-        o = self.options
-        hit = option_matcher(self, "leading_activities").match(topic)
+        lowered = topic.lower()  # once for every word list
+        hit = option_matcher(self, "leading_activities").match(topic, lowered=lowered)
         if hit:
             return "an activity", hit
         for kind, option in (("an activity", "chained_activities"), ("a status", "statuses"), ("a date", "dates")):
-            hit = option_matcher(self, option).find(topic)
+            hit = option_matcher(self, option).find(topic, lowered=lowered)
             if hit:
                 return kind, hit
         m = _DATE.search(topic)
@@ -652,11 +656,14 @@ def _count_sentences(text: str) -> int:
 
 # --- L006 ----------------------------------------------------------------------------
 
-_SQUASH = re.compile(r"[\s_.\-/]+")
-
-
 def _squash(text: str) -> str:
-    return _SQUASH.sub("", text.casefold())
+    """``text`` case-folded, without whitespace, ``_``, ``.``, ``-`` and ``/``.
+
+    ``str.split`` and ``str.replace`` instead of a regex substitution: several
+    times faster on long Chinese messages (``split()`` drops exactly what
+    ``\\s`` matches).
+    """
+    return "".join(text.casefold().split()).replace("_", "").replace(".", "").replace("-", "").replace("/", "")
 
 
 class SceneNameUnknownProject(Rule):

@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterator
 
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules import _text, lexicon
-from memvet.rules._wordmatch import option_matcher
+from memvet.rules._wordmatch import literal_trie, option_matcher
 
 # --- shared redaction machinery ------------------------------------------------------
 
@@ -81,6 +81,8 @@ class DetectorSet:
 
     One fast pass over the text tells which detectors can match at all;
     on a typical memory none can, and the scan costs a few microseconds.
+    The needles are compiled as a trie (shared prefixes factored out), so
+    the regex engine tries one branch per position, not one per needle.
     """
 
     __slots__ = ("detectors", "_needles", "_by_needle", "_always")
@@ -92,8 +94,13 @@ class DetectorSet:
             for n in d.needles:
                 self._by_needle.setdefault(n.lower(), []).append(i)
         self._always = [i for i, d in enumerate(detectors) if not d.needles]
-        needles = sorted(self._by_needle, key=len, reverse=True)
-        self._needles = re.compile("|".join(re.escape(n) for n in needles)) if needles else None
+        self._needles = re.compile(literal_trie(self._by_needle)) if self._by_needle else None
+
+    def may_match_any(self, text: str) -> bool:
+        """False when no detector is a candidate for ``text`` (so :func:`redact` finds nothing)."""
+        if self._needles is None:
+            return bool(self.detectors)
+        return bool(self._always) or self._needles.search(text.lower()) is not None
 
     def candidates(self, text: str) -> list[Detector]:
         """The detectors that can match ``text``, in their order."""
@@ -151,11 +158,22 @@ class _Redacting(Rule):
     def scan(self, text: str) -> tuple[str, list[tuple[str, str]]]:
         return redact(text, self.detectors())
 
+    def may_hold(self, text: str) -> bool:
+        """False when :meth:`scan` certainly finds nothing in ``text`` -- one cheap pass.
+
+        Most fields hold nothing sensitive; this prefilter lets them cost one
+        literal search instead of a full scan.
+        """
+        return True
+
     def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        may_hold = self.may_hold
         for key in ("new_scene_name", "new_scene_reason", "scene_name"):
             value = scene.get(key)
-            if isinstance(value, str):
-                yield from self._field(ctx, f"/{key}", key, value)
+            if isinstance(value, str) and may_hold(value):
+                finding = self._field(ctx, f"/{key}", key, value)
+                if finding is not None:
+                    yield finding
         memories = scene.get("memories")
         if not isinstance(memories, list):
             return
@@ -163,25 +181,30 @@ class _Redacting(Rule):
             if not isinstance(memory, dict):
                 continue
             content = memory.get("content")
-            if isinstance(content, str):
-                yield from self._field(ctx, f"/memories/{j}/content", "content", content)
+            if isinstance(content, str) and may_hold(content):
+                finding = self._field(ctx, f"/memories/{j}/content", "content", content)
+                if finding is not None:
+                    yield finding
             metadata = memory.get("metadata")
             if isinstance(metadata, dict):
                 for key, value in metadata.items():
+                    if isinstance(value, str) and not may_hold(value):
+                        continue
                     if isinstance(value, (str, list, dict)):
-                        yield from self._field(ctx, f"/memories/{j}/metadata/{_escape(key)}",
-                                               f"metadata.{key}", value)
+                        finding = self._field(ctx, f"/memories/{j}/metadata/{_escape(key)}", f"metadata.{key}", value)
+                        if finding is not None:
+                            yield finding
 
-    def _field(self, ctx: Any, path: str, label: str, value: Any) -> Iterator[Finding]:
+    def _field(self, ctx: Any, path: str, label: str, value: Any) -> Finding | None:
         found: list[tuple[str, str]] = []
         fixed = self._walk(value, found)
         if not found:
-            return
+            return None
         for secret, kind in found:
             ctx.secrets[secret] = placeholder(kind)
         kinds = ", ".join(dict.fromkeys(kind for _, kind in found))
-        yield Finding(f"{label} holds {self.what} ({kinds}); redacted", path=path,
-                      fix=[{"op": "replace", "path": path, "value": fixed}])
+        return Finding(f"{label} holds {self.what} ({kinds}); redacted", path=path,
+                       fix=[{"op": "replace", "path": path, "value": fixed}])
 
     def _walk(self, value: Any, found: list[tuple[str, str]]) -> Any:
         if isinstance(value, str):
@@ -403,6 +426,9 @@ class Secret(_Redacting):
         text, found = redact(text, self.detectors())
         return text, keys + found
 
+    def may_hold(self, text: str) -> bool:
+        return "PRIVATE KEY" in text or self.detectors().may_match_any(text)
+
 
 # --- P002 ----------------------------------------------------------------------------
 
@@ -483,6 +509,12 @@ class _Emails:
 
 
 _THREE_DIGITS = re.compile(r"\d\d\d")
+# Prefilters (necessary conditions) of the number detectors below: a resident id,
+# a card and a mobile number all hold 3 + 4 + 4 digits with single separators; the
+# phone number after a word needs the word and 7 digits at most 2 characters apart.
+_LONG_NUMBER = re.compile(r"\d{3}[-\s]?\d{4}[-\s]?\d{4}")
+_DIGIT_CLUSTER = re.compile(r"\d(?:\D{0,2}\d){6}")
+_PHONE_WORD = re.compile(r"(?i:电话|手机|联系方式|phone|mobile|tel)")
 _MOBILE = re.compile(r"(?<![0-9A-Za-z+])(?:\+?86[-\s]?)?1[3-9]\d(?:[-\s]?\d{4}){2}(?![0-9A-Za-z])")
 _NATIONAL_ID = re.compile(
     r"(?<![0-9A-Za-z])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[0-9Xx](?![0-9A-Za-z])")
@@ -573,6 +605,12 @@ class PersonalData(_Redacting):
         text, found = redact(text, self.detectors())
         return text, emails + found
 
+    def may_hold(self, text: str) -> bool:
+        # An e-mail needs its "@"; an id, card or mobile number a long run of digits;
+        # a phone number in another format its word and seven digits close together.
+        return ("@" in text or _LONG_NUMBER.search(text) is not None
+                or (_DIGIT_CLUSTER.search(text) is not None and _PHONE_WORD.search(text) is not None))
+
 
 @lru_cache(maxsize=64)
 def _pii_detectors(context_words: tuple[str, ...]) -> tuple[Detector, ...]:
@@ -613,6 +651,9 @@ _QUOTED = re.compile(r"“[^”\n]{4,2000}”|「[^」]{4,2000}」|『[^』]{4,2
                      re.MULTILINE)
 _ANCHOR = re.compile(r"https?://[^\s，。）)]{4,300}|[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{2,200}"
                      r"|(?<![\w/.-])[A-Za-z0-9]{1,40}[-_/.][\w./-]{3,200}")
+# Where a quotation or a line can end: no injection marker may hold one of these.
+_QUOTE_EDGES = "\n\"“”「」『』>`~"
+_LONG_QUOTE_LINE = re.compile(r"^>[^\n]{2001}", re.MULTILINE)
 _PIPE_TO_SHELL = re.compile(r"\|\s{0,3}(?:sudo\s{1,3})?(?:ba|z|da)?sh\b")
 
 
@@ -702,6 +743,8 @@ class InjectedInstruction(Rule):
         content = memory.get("content")
         if not isinstance(content, str) or not content.strip():
             return
+        if not self._batch_may_hold_injection(ctx):
+            return
         if option_matcher(self, "directive_words").search(content) is None:
             return
         sources = ctx.sources(memory)
@@ -735,6 +778,51 @@ class InjectedInstruction(Rule):
         where = "a tool message" if any(role == "tool" for role, _ in injected) else "text the user quoted"
         yield Finding(f"the memory turns an instruction from {where} into a rule ({support:.0%} of it comes "
                       "from text that addresses the agent); only the user sets the agent's rules", path="/content")
+
+    def _batch_may_hold_injection(self, ctx: Any) -> bool:
+        """False when no new message of the batch has a line :meth:`_split` would keep.
+
+        One search per message, once per batch: most batches hold no injection
+        marker and no ``|`` at all, and then no memory needs its sources split.
+        """
+        key = self.__dict__.get("_gate_key")
+        if key is None:
+            key = self.__dict__["_gate_key"] = f"P003.gate:{hash(tuple(self.options.injection_markers))}"
+        memo = ctx.batch.memo
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = any(self._may_hold_injection(m) for m in ctx.batch.messages)
+        return found
+
+    def _may_hold_injection(self, message: Any) -> bool:
+        """False when :meth:`_split` certainly finds no injected line in ``message``.
+
+        A marker found (on word boundaries) in a line or a quotation is found
+        in the whole text too: lines and quotations end at a newline or a
+        quote mark, which no marker spans and which is no word character.
+        Two cases are left to :meth:`_split`: a ``>`` quotation cut at its
+        length limit (its end is not a boundary in the text), and a text whose
+        lower-casing changes its length (another matcher is used).
+        """
+        if message.role not in ("tool", "user"):
+            return False
+        text = message.content
+        if "|" in text or not self._gate_is_exact():
+            return True
+        lowered = text.lower()
+        if len(lowered) != len(text):
+            return True
+        if message.role == "user" and ">" in text and _LONG_QUOTE_LINE.search(text):
+            return True
+        return option_matcher(self, "injection_markers").search(text, lowered=lowered) is not None
+
+    def _gate_is_exact(self) -> bool:
+        """Markers hold no newline or quote mark (true of the defaults; a custom list may differ)."""
+        exact = self.__dict__.get("_gate_exact")
+        if exact is None:
+            exact = self.__dict__["_gate_exact"] = not any(
+                ch in marker for marker in self.options.injection_markers for ch in _QUOTE_EDGES)
+        return exact
 
     def _split(self, message: Any) -> tuple[list[str], str]:
         """``(injected lines, the user's own words)`` of one message."""

@@ -1,12 +1,14 @@
 """S -- shape: does the answer parse, and does it follow the contract?
 
 The parse-stage rules (S001, S002, S003, S004, S010) look at the
-:class:`~memvet.parse.ParseResult`; the scene rules look at one scene.
+:class:`~memvet.parse.ParseResult`; the scene rules look at one scene. The
+scene rules run on every scene and are fine on almost all of them, so their
+``check()`` returns ``()`` or a list instead of creating a generator.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from memvet.contract import schema_errors
 from memvet.parse import ParseResult
@@ -176,9 +178,10 @@ class EmptyScene(Rule):
     target = "scene"
     action = "fix"
 
-    def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
-        if not scene["memories"]:
-            yield Finding("the scene has no memories; removed", fix=[{"op": "remove", "path": ""}])
+    def check(self, scene: dict[str, Any], ctx: Any) -> Iterable[Finding]:
+        if scene["memories"]:
+            return ()
+        return [Finding("the scene has no memories; removed", fix=[{"op": "remove", "path": ""}])]
 
 
 class SceneMixedForms(Rule):
@@ -214,12 +217,11 @@ class SceneMixedForms(Rule):
     target = "scene"
     action = "reject"
 
-    def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
-        if "scene_id" in scene:
-            for key in NEW_FORM:
-                if key in scene:
-                    yield Finding(f"scene_id comes with {key}: a scene is either reused or new, never both",
-                                  path=f"/{key}")
+    def check(self, scene: dict[str, Any], ctx: Any) -> Iterable[Finding]:
+        if "scene_id" not in scene:
+            return ()
+        return [Finding(f"scene_id comes with {key}: a scene is either reused or new, never both", path=f"/{key}")
+                for key in NEW_FORM if key in scene]
 
 
 class SceneIncompleteNew(Rule):
@@ -253,14 +255,15 @@ class SceneIncompleteNew(Rule):
     target = "scene"
     action = "reject"
 
-    def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def check(self, scene: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         if "scene_id" in scene:
-            return
+            return ()
         has_name, has_reason = "new_scene_name" in scene, "new_scene_reason" in scene
         if has_name and not has_reason:
-            yield Finding("new_scene_name without new_scene_reason", path="/new_scene_reason")
-        elif has_reason and not has_name:
-            yield Finding("new_scene_reason without new_scene_name", path="/new_scene_name")
+            return [Finding("new_scene_name without new_scene_reason", path="/new_scene_reason")]
+        if has_reason and not has_name:
+            return [Finding("new_scene_reason without new_scene_name", path="/new_scene_name")]
+        return ()
 
 
 class SceneNameOnReuse(Rule):
@@ -294,10 +297,11 @@ class SceneNameOnReuse(Rule):
     target = "scene"
     action = "fix"
 
-    def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
-        if "scene_name" in scene and "scene_id" in scene:
-            yield Finding("a reused scene must not carry scene_name (the pipeline fills it from the pool); removed",
-                          path="/scene_name", fix=[{"op": "remove", "path": "/scene_name"}])
+    def check(self, scene: dict[str, Any], ctx: Any) -> Iterable[Finding]:
+        if "scene_name" not in scene or "scene_id" not in scene:
+            return ()
+        return [Finding("a reused scene must not carry scene_name (the pipeline fills it from the pool); removed",
+                        path="/scene_name", fix=[{"op": "remove", "path": "/scene_name"}])]
 
 
 class SceneUnclassified(Rule):
@@ -329,9 +333,10 @@ class SceneUnclassified(Rule):
     target = "scene"
     action = "warn"
 
-    def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
-        if not any(k in scene for k in ("scene_id", "scene_name", *NEW_FORM)):
-            yield Finding("the scene is neither reused nor new; it will be stored as unclassified")
+    def check(self, scene: dict[str, Any], ctx: Any) -> Iterable[Finding]:
+        if "scene_id" in scene or "scene_name" in scene or "new_scene_name" in scene or "new_scene_reason" in scene:
+            return ()
+        return [Finding("the scene is neither reused nor new; it will be stored as unclassified")]
 
 
 class JsonRepaired(Rule):

@@ -6,6 +6,13 @@ any string in an enum-like key or a time. Each fault is this family's to
 report, and most of them have a safe fix: the offending key is removed, or a
 retired field is moved to where it belongs.
 
+Speed: every rule here runs on every memory, and almost every memory is
+fine. So ``check()`` answers the common case with ``()`` after the cheapest
+test (a key's presence, the type) before any generator exists; the rare
+faulty memory goes to a generator (``_findings``) or a one-element list.
+Rules that concern one type declare ``types`` and are never called on
+another.
+
 Times. A time is accepted when ``datetime.fromisoformat`` (Python 3.11)
 accepts it -- which already includes a trailing ``Z`` -- with three
 narrowings: ASCII only, the date/time separator is ``T``, ``t`` or a space
@@ -24,10 +31,8 @@ any time zone, so its interval is widened by 14 hours on each side.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from functools import lru_cache
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator, NamedTuple
 
 from memvet import pointer as jp
 from memvet.rule import Finding, Rule, RuleOptions
@@ -59,16 +64,18 @@ TIME_KEYS = ("deadline", *ACTIVITY_TIMES)
 
 _NAIVE_SLACK_MS = 14 * 3_600_000  # a time without an offset may be in any zone (UTC-12..UTC+14)
 _UNIT_MS = {"day": 86_400_000, "hour": 3_600_000, "minute": 60_000, "second": 1_000}
-_DATE_CHARS = frozenset("0123456789-W")
-_ZONE_START = re.compile(r"[+\-Zz]")
-_FRACTION = re.compile(r"[.,]")
+_DATE_PART = re.compile(r"[0-9W-]*")      # the date: digits, week marker, hyphens
+_CLOCK_END = re.compile(r"[+\-Zz.,]")     # a UTC offset or a fraction ends the clock digits
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _ONE_MS = timedelta(milliseconds=1)
 
 
-@dataclass(frozen=True, slots=True)
-class WrittenTime:
-    """A parsed ISO 8601 time: the instant it starts at and the unit it is written in."""
+class WrittenTime(NamedTuple):
+    """A parsed ISO 8601 time: the instant it starts at and the unit it is written in.
+
+    A named tuple: it is built for every time of every memory, and a tuple is
+    built faster than a frozen dataclass.
+    """
 
     start_ms: int     # as UTC; a naive time is read as UTC
     unit: str         # day | hour | minute | second
@@ -86,14 +93,18 @@ class WrittenTime:
         return start - slack, start + unit + slack
 
 
-@lru_cache(maxsize=4096)
 def parse_time(text: str) -> WrittenTime | None:
-    """``text`` as a :class:`WrittenTime`, or None when it is not accepted ISO 8601 (see module doc)."""
+    """``text`` as a :class:`WrittenTime`, or None when it is not accepted ISO 8601 (see module doc).
+
+    Not cached across calls (a benchmark that re-validates the same answers
+    would be flattered); rules share one parse per call through
+    :func:`parsed_time`.
+    """
     if not text or not text.isascii():
         return None
     if text[-1] == "z":
         text = text[:-1] + "Z"
-    cut = next((k for k, c in enumerate(text) if c not in _DATE_CHARS), len(text))
+    cut = _DATE_PART.match(text).end()  # type: ignore[union-attr]  # always matches (maybe empty)
     if cut < len(text) and text[cut] not in "Tt ":
         return None
     try:
@@ -107,12 +118,28 @@ def parse_time(text: str) -> WrittenTime | None:
     return WrittenTime(start_ms, _unit(text[cut + 1:]) if cut < len(text) else "day", aware)
 
 
+_UNPARSED = object()
+
+
+def parsed_time(value: Any, ctx: Any) -> WrittenTime | None:
+    """:func:`parse_time` of a metadata value (None for a non-string), parsed once per validate() call."""
+    if not isinstance(value, str):
+        return None
+    key = ("typed.time", value)
+    scratch = ctx.scratch
+    written = scratch.get(key, _UNPARSED)
+    if written is _UNPARSED:
+        written = scratch[key] = parse_time(value)
+    return written  # type: ignore[return-value]
+
+
 def _unit(clock: str) -> str:
     """The finest unit written in the time-of-day part (``18``, ``18:05``, ``180530.5+08:00``)."""
-    zone = _ZONE_START.search(clock)
-    clock = clock[:zone.start()] if zone else clock
-    digits = len(_FRACTION.split(clock, maxsplit=1)[0].replace(":", ""))
-    return {2: "hour", 4: "minute"}.get(digits, "second")
+    end = _CLOCK_END.search(clock)
+    if end:
+        clock = clock[:end.start()]
+    digits = len(clock) - clock.count(":")
+    return "hour" if digits == 2 else "minute" if digits == 4 else "second"
 
 
 def _iso(ms: int) -> str:
@@ -177,10 +204,13 @@ class TaskStateOnNonTask(Rule):
     target = "memory"
     action = "fix"
 
-    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
-        if "taskState" in memory and memory["type"] != "work_task":
-            yield Finding(f"taskState belongs to work_task only; removed from this {memory['type']}",
-                          path="/taskState", fix=[{"op": "remove", "path": "/taskState"}])
+    types = frozenset({"work_fact", "work_method", "work_artifact"})
+
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
+        if "taskState" not in memory or memory["type"] == "work_task":
+            return ()
+        return [Finding(f"taskState belongs to work_task only; removed from this {memory['type']}",
+                        path="/taskState", fix=[{"op": "remove", "path": "/taskState"}])]
 
 
 class LegacyStatus(Rule):
@@ -226,10 +256,16 @@ class LegacyStatus(Rule):
     target = "memory"
     action = "fix"
 
-    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    types = frozenset({"work_task"})
+
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         meta = _meta(memory)
-        if memory["type"] != "work_task" or "status" not in meta:
-            return
+        if "status" not in meta or memory["type"] != "work_task":
+            return ()
+        return self._findings(memory, meta)
+
+    @staticmethod
+    def _findings(memory: dict[str, Any], meta: dict[str, Any]) -> Iterator[Finding]:
         status = meta["status"]
         state = LEGACY_STATUS_TO_STATE.get(status.strip().lower()) if isinstance(status, str) else None
         remove = {"op": "remove", "path": "/metadata/status"}
@@ -283,10 +319,21 @@ class MetadataKeyForeign(Rule):
     class Options(RuleOptions):
         allow: list[str] = []
 
-    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def __init__(self, options: RuleOptions | None = None):
+        super().__init__(options)
+        extra = frozenset(self.options.allow) | frozenset(ANY_TYPE_KEYS)
+        # Every key a memory of the type may carry (a work_task's status is T002's).
+        self._allowed = {kind: frozenset(keys) | extra | (frozenset({"status"}) if kind == "work_task" else frozenset())
+                         for kind, keys in VOCABULARY.items()}
+        self._allowed_elsewhere = extra
+
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         meta = _meta(memory)
-        if not meta:
-            return
+        if not meta or meta.keys() <= self._allowed.get(memory["type"], self._allowed_elsewhere):
+            return ()
+        return self._findings(memory, meta)
+
+    def _findings(self, memory: dict[str, Any], meta: dict[str, Any]) -> Iterator[Finding]:
         kind = memory["type"]
         own = VOCABULARY.get(kind, ())
         for key in meta:
@@ -335,10 +382,16 @@ class MetadataEnum(Rule):
     target = "memory"
     action = "fix"
 
-    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         meta = _meta(memory)
-        if not meta:
-            return
+        if meta:
+            for key, allowed in ENUMS.items():
+                if key in meta and meta[key] not in allowed:
+                    return self._findings(meta)
+        return ()
+
+    @staticmethod
+    def _findings(meta: dict[str, Any]) -> Iterator[Finding]:
         for key, allowed in ENUMS.items():
             if key not in meta or meta[key] in allowed:
                 continue
@@ -385,13 +438,14 @@ class LowPriority(Rule):
     target = "memory"
     action = "drop"
 
-    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         threshold = ctx.config.min_priority
         priority = memory["priority"]
-        if priority < threshold:
-            shown = int(priority) if priority == int(priority) else priority
-            yield Finding(f"priority {shown} is below {threshold}; memories under {threshold} must not be kept",
-                          path="/priority")
+        if priority >= threshold:
+            return ()
+        shown = int(priority) if priority == int(priority) else priority
+        return [Finding(f"priority {shown} is below {threshold}; memories under {threshold} must not be kept",
+                        path="/priority")]
 
 
 class BadTime(Rule):
@@ -440,14 +494,18 @@ class BadTime(Rule):
     target = "memory"
     action = "fix"
 
-    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         meta = _meta(memory)
-        if not meta:
-            return
+        if not meta or ("deadline" not in meta and not _has_activity_time(meta)):
+            return ()
+        return self._findings(meta, ctx)
+
+    @staticmethod
+    def _findings(meta: dict[str, Any], ctx: Any) -> Iterator[Finding]:
         for key in TIME_KEYS:
             if key in meta:
                 value = meta[key]
-                if not isinstance(value, str) or parse_time(value) is None:
+                if parsed_time(value, ctx) is None:
                     path = _key_path(key)
                     yield Finding(f"metadata.{key} {value!r} is not an ISO 8601 time; removed", path=path,
                                   fix=[{"op": "remove", "path": path}])
@@ -491,12 +549,14 @@ class GuessedTime(Rule):
     target = "memory"
     action = "fix"
 
-    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         meta = _meta(memory)
-        if not _has_activity_time(meta):
-            return
-        if any(m.event_ms is not None for m in ctx.sources(memory)):
-            return
+        if not _has_activity_time(meta) or any(m.event_ms is not None for m in ctx.sources(memory)):
+            return ()
+        return self._findings(meta)
+
+    @staticmethod
+    def _findings(meta: dict[str, Any]) -> Iterator[Finding]:
         for key in ACTIVITY_TIMES:
             if key in meta:
                 path = _key_path(key)
@@ -546,10 +606,13 @@ class TimeOutsideSources(Rule):
     class Options(RuleOptions):
         tolerance_minutes: int = 0
 
-    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         meta = _meta(memory)
         if not _has_activity_time(meta):
-            return
+            return ()
+        return self._findings(memory, meta, ctx)
+
+    def _findings(self, memory: dict[str, Any], meta: dict[str, Any], ctx: Any) -> Iterator[Finding]:
         sources = ctx.sources(memory)
         times = [m.event_ms for m in sources if m.event_ms is not None]
         if not times:
@@ -558,7 +621,7 @@ class TimeOutsideSources(Rule):
         tolerance = self.options.tolerance_minutes * 60_000
         for key in ACTIVITY_TIMES:
             value = meta.get(key)
-            written = parse_time(value) if isinstance(value, str) else None
+            written = parsed_time(value, ctx)
             if written is None or recorded_at_instead_of_timestamp(written, sources):
                 continue  # T006's / T009's
             start, end = written.interval(tolerance)
@@ -603,14 +666,18 @@ class RecordedAtAsTime(Rule):
     target = "memory"
     action = "fix"
 
-    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         meta = _meta(memory)
         if not _has_activity_time(meta):
-            return
+            return ()
+        return self._findings(memory, meta, ctx)
+
+    @staticmethod
+    def _findings(memory: dict[str, Any], meta: dict[str, Any], ctx: Any) -> Iterator[Finding]:
         sources = ctx.sources(memory)
         for key in ACTIVITY_TIMES:
             value = meta.get(key)
-            written = parse_time(value) if isinstance(value, str) else None
+            written = parsed_time(value, ctx)
             if written is None:
                 continue
             copied = recorded_at_instead_of_timestamp(written, sources)

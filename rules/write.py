@@ -24,7 +24,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from functools import lru_cache
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from memvet.routing import KINDS, LONG_TERM_KINDS, task_fields
 from memvet.rule import Finding, Rule, RuleOptions
@@ -89,6 +89,86 @@ def overlap(a: dict[str, int], b: dict[str, int]) -> int:
     return sum(w for t, w in a.items() if t in b)
 
 
+class Prefilter:
+    """Can any entry of some word lists occur in a text at all? One cheap search answers "certainly not".
+
+    The exact lexicon patterns carry ``\\b`` and ``re.IGNORECASE``, which switch
+    off the regex engine's literal scan: a search costs microseconds on a
+    typical memory, and most memories hold no entry at all. This pattern is a
+    plain alternation (a trie) of the lower-cased entries, searched in the
+    lower-cased text, so every match of the exact pattern is also a match
+    here: "no" is final, "maybe" is left to the exact pattern.
+
+    ASCII text (most English memories) is searched for ASCII entries only,
+    and an entry that starts with a word character only after a non-word
+    character -- which ``\\b`` requires too -- so the engine skips the
+    middle of words instead of trying "t" of every "the".
+
+    ``lower()`` agrees with the regex engine's case folding except for four
+    characters (``İ ı ſ K``, see the ``re`` docs on IGNORECASE); text holding
+    one that ``lower()`` does not map to ASCII is always a "maybe", and so is
+    every text when an entry has cased non-ASCII letters.
+    """
+
+    __slots__ = ("_search", "_search_ascii", "_otherwise")
+
+    def __init__(self, *word_lists: list[str], extra: tuple[str, ...] = ()):
+        entries = {w.strip().lower() for words in word_lists for w in words if w.strip()} | set(extra)
+        exact_folding = all(c.isascii() or c.lower() == c.upper() for w in entries for c in w)
+        self._search = self._search_ascii = None
+        #: The answer without a pattern: "no" for no entries, "maybe" when folding may differ.
+        self._otherwise = bool(entries)
+        if not entries or not exact_folding:
+            return
+        self._search = re.compile(_trie(entries)).search
+        at_word_start = {w for w in entries if w.isascii() and _is_word_char(w[0])}
+        elsewhere = {w for w in entries if w.isascii()} - at_word_start
+        parts = ([f"[^a-z0-9_]{_trie(at_word_start)}"] if at_word_start else []) + \
+                ([_trie(elsewhere)] if elsewhere else [])
+        self._search_ascii = re.compile("|".join(parts)).search if parts else _never
+
+    def may_match(self, text: str) -> bool:
+        search = self._search
+        if search is None:
+            return self._otherwise
+        low = text.lower()
+        if low.isascii():
+            return self._search_ascii(" " + low) is not None  # type: ignore[misc]  # " ": a word start at 0
+        if len(low) != len(text) or "ı" in low or "ſ" in low:
+            return True
+        return search(low) is not None
+
+
+def _is_word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def _never(text: str) -> None:
+    return None
+
+
+def _trie(words: set[str]) -> str:
+    """One alternation of literal ``words`` with shared prefixes factored out.
+
+    A flat ``a|b|c`` tries every entry at every position that starts one;
+    the trie tries one branch per next character: 2-4x faster on English text.
+    """
+    root: dict[str, dict] = {}
+    for word in words:
+        node = root
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}  # a word ends here
+
+    def emit(node: dict[str, dict]) -> str:
+        if "" in node:
+            return ""  # any continuation is a longer word with this one as prefix: this one suffices
+        branches = [re.escape(ch) + emit(child) for ch, child in sorted(node.items())]
+        return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+    return emit(root)
+
+
 def _negated(text: str, start: int, negations: re.Pattern[str] | None) -> bool:
     """Is the marker at ``start`` negated just before it ("尚未决定", "not yet decided")?"""
     return bool(negations and negations.search(text[max(0, start - 12):start]))
@@ -134,6 +214,8 @@ class Temporal:
     def __init__(self, options: TemporaryOptions):
         self.temporary = lexicon.compile_words(options.temporary)
         self.lasting = lexicon.compile_words(options.lasting)
+        #: "no temporary marker anywhere in this text" in one cheap search ("until" for _UNTIL_FIXED).
+        self.prefilter = Prefilter(options.temporary, extra=("until",))
 
     def is_temporary(self, sentence: str) -> str | None:
         """The temporary marker of a sentence that is not a lasting rule, else None."""
@@ -151,7 +233,8 @@ class Temporal:
     def scan(self, text: str) -> list[tuple[str | None, dict[str, int]]]:
         """``(marker or None, tokens)`` per sentence of ``text``; [] when nothing in it is temporary."""
         clean = unquote(text)
-        if not ((self.temporary and self.temporary.search(clean)) or _UNTIL_FIXED.search(clean)):
+        if not self.prefilter.may_match(clean) or not (
+                (self.temporary and self.temporary.search(clean)) or _UNTIL_FIXED.search(clean)):
             return []  # the common case: one search, no tokenising
         return [(self.is_temporary(s), tokens(s)) for s in sentences(clean)]
 
@@ -195,11 +278,12 @@ class KindUnknown(Rule):
     target = "record"
     action = "reject"
 
-    def check(self, record: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def check(self, record: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         kind = record.get("kind")
-        if kind not in KINDS:
-            yield Finding(f"type {record.get('type')!r} routes to kind {kind!r}, which is none of "
-                          f"{', '.join(KINDS)}; fix [tool.memvet.routing] kinds", path="/type")
+        if kind in KINDS:
+            return ()
+        return [Finding(f"type {record.get('type')!r} routes to kind {kind!r}, which is none of "
+                        f"{', '.join(KINDS)}; fix [tool.memvet.routing] kinds", path="/type")]
 
 
 class TaskWithoutId(Rule):
@@ -233,10 +317,11 @@ class TaskWithoutId(Rule):
     target = "record"
     action = "reject"
 
-    def check(self, record: dict[str, Any], ctx: Any) -> Iterator[Finding]:
-        if record.get("kind") == "task_state" and not record.get("task_id"):
-            yield Finding("a task_state write needs a task_id, but its scene has neither scene_id nor "
-                          "new_scene_name; put the memory in a scene")
+    def check(self, record: dict[str, Any], ctx: Any) -> Iterable[Finding]:
+        if record.get("kind") != "task_state" or record.get("task_id"):
+            return ()
+        return [Finding("a task_state write needs a task_id, but its scene has neither scene_id nor "
+                        "new_scene_name; put the memory in a scene")]
 
 
 class LongTermWithoutSource(Rule):
@@ -287,19 +372,19 @@ class LongTermWithoutSource(Rule):
     target = "record"
     action = "fix"
 
-    def check(self, record: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def check(self, record: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         kind = record.get("kind")
         if kind not in LONG_TERM_KINDS or record.get("source") or record.get("confirmed_by"):
-            return
+            return ()
         # An unconfirmed preference is W006's case (it goes to task state);
         # one fault, one violation.
         if kind == "code_preference" and ctx.config.enabled("W006"):
-            return
+            return ()
         if record.get("status") == "pending":
-            return
-        yield Finding(f"{kind} with neither source (tool output, artifact, commit) nor confirmed_by (a user "
-                      "message): only the assistant said it; written as pending until a person confirms it",
-                      fix=[{"op": "replace", "path": "/status", "value": "pending"}])
+            return ()
+        return [Finding(f"{kind} with neither source (tool output, artifact, commit) nor confirmed_by (a user "
+                        "message): only the assistant said it; written as pending until a person confirms it",
+                        fix=[{"op": "replace", "path": "/status", "value": "pending"}])]
 
 
 @lru_cache(maxsize=64)
@@ -343,14 +428,24 @@ class TaskInLongTermNamespace(Rule):
     target = "record"
     action = "reject"
 
-    def check(self, record: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    _compiled_for: tuple[Any, re.Pattern[str]] | None = None  # (routing config, its pattern)
+
+    def check(self, record: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         namespace = record.get("namespace")
         if record.get("kind") != "task_state" or not isinstance(namespace, str):
-            return
-        pattern = _long_term_namespaces(tuple(sorted(ctx.config.routing.namespaces.items())))
-        if pattern.match(namespace):
-            yield Finding(f"task_state aimed at the long-term namespace {namespace!r}; task state belongs "
-                          "under task-{task_id} (fix [tool.memvet.routing] namespaces)")
+            return ()
+        if not self._long_term(ctx.config.routing).match(namespace):
+            return ()
+        return [Finding(f"task_state aimed at the long-term namespace {namespace!r}; task state belongs "
+                        "under task-{task_id} (fix [tool.memvet.routing] namespaces)")]
+
+    def _long_term(self, routing: Any) -> re.Pattern[str]:
+        """The long-term namespace pattern of a routing config (kept for the config this rule last saw)."""
+        compiled = self._compiled_for
+        if compiled is None or compiled[0] is not routing:
+            compiled = self._compiled_for = (
+                routing, _long_term_namespaces(tuple(sorted(routing.namespaces.items()))))
+        return compiled[1]
 
 
 def _reroute(record: dict[str, Any], ctx: Any, why: str) -> Finding:
@@ -420,26 +515,39 @@ class TemporaryAsConvention(Rule):
         super().__init__(options)
         self.temporal = Temporal(self.options)
 
-    def check(self, record: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def check(self, record: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         if record.get("kind") not in LONG_TERM_KINDS:
-            return
+            return ()
         content = record.get("content") or ""
-        for sentence in sentences(unquote(content)):
-            marker = self.temporal.is_temporary(sentence)
-            if marker:
-                yield _reroute(record, ctx, f"the content describes a temporary change ({marker!r}) as a "
-                                            f"lasting {record['kind']}")
-                return
+        marker = self._temporary_content(content)
+        if marker:
+            return [_reroute(record, ctx, f"the content describes a temporary change ({marker!r}) as a "
+                                          f"lasting {record['kind']}")]
         marker = self._temporary_source(record, content, ctx)
         if marker:
-            yield _reroute(record, ctx, f"its source calls the change temporary ({marker!r}) but it is "
-                                        f"recorded as a lasting {record['kind']}")
+            return [_reroute(record, ctx, f"its source calls the change temporary ({marker!r}) but it is "
+                                          f"recorded as a lasting {record['kind']}")]
+        return ()
+
+    def _temporary_content(self, content: str) -> str | None:
+        """The marker of the content's first temporary sentence, or None."""
+        clean = unquote(content)
+        if not self.temporal.prefilter.may_match(clean):
+            return None  # the common case: one search instead of a sentence analysis
+        for sentence in sentences(clean):
+            marker = self.temporal.is_temporary(sentence)
+            if marker:
+                return marker
+        return None
 
     def _temporary_source(self, record: dict[str, Any], content: str, ctx: Any) -> str | None:
+        flagged = ctx.memo(("W005:flagged", id(self)), lambda: self._flagged_messages(ctx))
+        if not flagged:
+            return None  # the common case: no message of the batch says anything temporary
         scanned = []
         for m in ctx.sources(record):
-            if m.role not in ("user", "assistant"):
-                continue  # tool output says "temporarily unavailable" about itself
+            if id(m) not in flagged:
+                continue  # its scan would be empty (and tool output is never scanned)
             key = ("W005", id(self), m.sessionKey, m.id)
             scanned.extend(ctx.memo(key, lambda m=m: self.temporal.scan(m.content)))
         if not any(marker for marker, _ in scanned):
@@ -455,6 +563,17 @@ class TemporaryAsConvention(Rule):
         # Ties go to the temporary sentence: the worst outcome of a reroute
         # is a fact kept for one task instead of forever.
         return found if best_temporary >= best_other else None
+
+    def _flagged_messages(self, ctx: Any) -> frozenset[int]:
+        """The user/assistant messages of the batch that may hold a temporary marker, by ``id()``.
+
+        Once per batch (the batch keeps its messages alive, so their ids are
+        stable while the set is used). Tool output is left out: it says
+        "temporarily unavailable" about itself.
+        """
+        may_match = self.temporal.prefilter.may_match
+        return frozenset(id(m) for m in ctx.batch.messages
+                         if m.role in ("user", "assistant") and may_match(unquote(m.content)))
 
 
 class PreferenceNotAdopted(Rule):
@@ -504,11 +623,11 @@ class PreferenceNotAdopted(Rule):
     target = "record"
     action = "fix"
 
-    def check(self, record: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def check(self, record: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         if record.get("kind") != "code_preference" or record.get("confirmed_by") or record.get("source"):
-            return
-        yield _reroute(record, ctx, "a code preference backed only by assistant messages "
-                                    "(inferred by the agent, never adopted by a person)")
+            return ()
+        return [_reroute(record, ctx, "a code preference backed only by assistant messages "
+                                      "(inferred by the agent, never adopted by a person)")]
 
 
 # --- W007: facts that give another value for the same subject --------------
@@ -596,13 +715,16 @@ class FactConflict(Rule):
     action = "fix"
     Options = ConflictOptions
 
-    def check(self, record: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def check(self, record: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         if record.get("kind") != "project_fact":
-            return
+            return ()
         scope = record.get("scope")
         stored = ctx.memo(("W007", scope), lambda: self._active_facts(ctx, scope))
         if not stored:
-            return
+            return ()  # the common case: nothing stored to conflict with
+        return self._findings(record, scope, stored)
+
+    def _findings(self, record: dict[str, Any], scope: Any, stored: list[Any]) -> Iterator[Finding]:
         subject, values = fact_shape(record.get("content") or "")
         if not values:
             return
@@ -728,6 +850,7 @@ class ProposalAsDecision(Rule):
     def __init__(self, options: ProposalOptions | None = None):
         super().__init__(options)
         self.settled = lexicon.compile_words(self.options.settled)
+        self.settled_prefilter = Prefilter(self.options.settled)
         self.proposal = lexicon.compile_words(self.options.proposal)
         self.negations = _negation_pattern(tuple(self.options.negations))
 
@@ -739,10 +862,16 @@ class ProposalAsDecision(Rule):
                 return m.group(0)
         return None
 
-    def check(self, record: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def check(self, record: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         if self.proposal is None:
-            return
-        marker = self._settled_marker(unquote(record.get("content") or ""))
+            return ()
+        content = unquote(record.get("content") or "")
+        if not self.settled_prefilter.may_match(content):
+            return ()  # the common case: nothing presented as settled
+        return self._findings(record, content, ctx)
+
+    def _findings(self, record: dict[str, Any], content: str, ctx: Any) -> Iterator[Finding]:
+        marker = self._settled_marker(content)
         if marker is None:
             return
         sources = ctx.sources(record)

@@ -10,7 +10,6 @@ import re
 import select
 import subprocess
 import sys
-import time
 import tracemalloc
 from pathlib import Path
 

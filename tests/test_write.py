@@ -174,3 +174,71 @@ def test_write_rules_are_cheap():
     elapsed = time.perf_counter() - start
     assert len(r.records) == 3000 and sum(v.code == "W005" for v in r.violations) == 1000
     assert elapsed < 1.5, f"W rules took {elapsed:.2f}s for 3,000 records"
+
+
+# --- the prefilters in front of W005 / W008 -----------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from memvet.rules import lexicon  # noqa: E402
+from memvet.rules.write import Prefilter, ProposalOptions, TemporaryOptions  # noqa: E402
+
+_TEMPORARY = TemporaryOptions().temporary
+_SETTLED = ProposalOptions().settled
+# Pieces that make texts near the entries: entries themselves (in any case), word
+# characters that glue onto them, separators, CJK, and the four characters whose
+# case folding differs between str.lower() and re.IGNORECASE.
+_PIECES = st.one_of(
+    st.sampled_from(_TEMPORARY + _SETTLED + ["until", "UNTIL", "is fixed", "的", "x", "_", "9", " ", ".", "\n",
+                                             "İ", "ı", "ſ", "K", "é", "ＦＯＲ", "`", "'", "“"]),
+    st.text(max_size=3),
+)
+
+
+@st.composite
+def _texts(draw):
+    pieces = draw(st.lists(_PIECES, max_size=8))
+    cases = draw(st.lists(st.sampled_from(["lower", "upper", "title", "swapcase", "same"]),
+                          min_size=len(pieces), max_size=len(pieces)))
+    text = "".join(p if c == "same" else getattr(p, c)() for p, c in zip(pieces, cases))
+    # Letters IGNORECASE equates with s, i and k although lower() keeps them apart.
+    odd = draw(st.sampled_from(["", "s", "i", "k"]))
+    return text.replace(odd, {"s": "ſ", "i": "ı", "k": "K"}[odd]) if odd else text
+
+
+@settings(max_examples=400, deadline=None)
+@given(_texts())
+def test_prefilter_never_hides_a_lexicon_match(text):
+    # "no" from the prefilter must be final: every text the exact pattern
+    # matches is a "maybe".
+    for words, extra in ((_TEMPORARY, ("until",)), (_SETTLED, ())):
+        exact = lexicon.compile_words(list(words) + list(extra))
+        if exact.search(text):
+            assert Prefilter(words, extra=extra).may_match(text), (words[:2], text)
+
+
+def test_prefilter_says_no_to_ordinary_text_and_respects_word_starts():
+    temporary = Prefilter(_TEMPORARY, extra=("until",))
+    assert not temporary.may_match("网关默认超时为 30 秒，原因是下游高峰期响应慢。")
+    assert not temporary.may_match("The request timeout of the payment service is 30 seconds.")
+    assert not temporary.may_match("Use the uncontrolled form here.")  # "until" needs a word start
+    assert temporary.may_match("Skip the e2e job FOR NOW.")
+    assert temporary.may_match("网关超时暂时改为 30 秒")
+    # Case folding the regex engine does but str.lower() does not: never a "no".
+    assert lexicon.compile_words(_TEMPORARY).search("Use it aſ a ſtopgap")
+    assert temporary.may_match("Use it aſ a ſtopgap")
+    # Cased non-ASCII entries disable the prefilter instead of guessing.
+    assert Prefilter(["Ärger"]).may_match("kein problem")
+    assert not Prefilter([]).may_match("anything")
+
+
+def test_w005_and_w008_still_fire_in_upper_case_english():
+    c = ctx("user: FOR NOW, SKIP THE E2E JOB ON PULL REQUESTS.")
+    r = memvet.validate(scene({"content": "The e2e job does not run on pull requests.", "type": "work_fact",
+                               "priority": 80}, ["m1"]), c, config=W_ONLY)
+    assert [v.code for v in r.violations] == ["W005"]
+    c = ctx("assistant: THE DASHBOARD POLLS EVERY 2 SECONDS. I'D SUGGEST SERVER-SENT EVENTS.")
+    r = memvet.validate(scene({"content": "DECIDED: THE DASHBOARD USES SERVER-SENT EVENTS.", "type": "work_fact",
+                               "priority": 80}, ["m1"]), c, config=W_ONLY)
+    assert "W008" in [v.code for v in r.violations]

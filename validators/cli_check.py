@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .errors import ContextError, MemvetError
+from .jsonl import decode_object, iter_lines
 
 EXIT_OK, EXIT_REJECT, EXIT_USAGE = 0, 1, 2
 
@@ -142,27 +143,10 @@ class LineOutcome:
     error: str | None = None     # a caller error on this line
 
 
-def iter_lines(path: str) -> Iterator[tuple[int, bytes, int]]:
-    """Yield ``(line_number, raw_line, bytes_read_so_far)`` for every non-blank line, lazily."""
-    try:
-        stream = sys.stdin.buffer if path == "-" else open(path, "rb")
-    except OSError as exc:
-        raise MemvetError(f"cannot read: {exc.strerror or exc}", file=path) from None
-    done = 0
-    with stream:
-        for n, line in enumerate(stream, 1):
-            done += len(line)
-            if line.strip():
-                yield n, line, done
-
-
 def decode_line(path: str, n: int, line: bytes) -> dict[str, Any]:
     """Parse one JSONL line; ContextError naming ``path:n`` when it is not a {context, output} object."""
-    try:
-        item = json.loads(line)
-    except ValueError as exc:
-        raise ContextError(f"line is not JSON: {exc}", file=f"{path}:{n}") from None
-    if not isinstance(item, dict) or "context" not in item or "output" not in item:
+    item = decode_object(path, n, line, what='an object with "context" and "output"')
+    if "context" not in item or "output" not in item:
         raise ContextError('each line must be an object with "context" and "output"', file=f"{path}:{n}")
     return item
 

@@ -61,7 +61,7 @@ class _Bound:
     origin: str
     #: The memory types the rule applies to (``Rule.types``); None: every type.
     types: frozenset[str] | None = None
-    #: Position in its target's list (where to resume when a fix changes the type).
+    #: Position in its target's list (where to resume when a fix changes a record's type).
     pos: int = 0
 
 
@@ -302,7 +302,9 @@ class Engine:
         current = self._current_target(ctx, target, obj)
         typed = target in TYPED_TARGETS
         if typed:
-            kind = _type_of(current)
+            # Memory rules: the type as the LLM emitted it (constant for the run, so a
+            # method downgraded by M001 still meets M002-M005); record rules: the record's.
+            kind = _type_of(ctx.original if target == "memory" else current)
             bounds = self.by_type[target].get(kind) or self.by_type[target][None]
         else:
             bounds = self.by_target[target]
@@ -319,9 +321,9 @@ class Engine:
                 continue
             for finding in findings:
                 self._handle(run, bound, target, base, finding)
-            # A fix may have replaced the target (copy-on-write) or changed its type.
+            # A fix may have replaced the target (copy-on-write) or changed a record's type.
             current = self._current_target(ctx, target, obj)
-            if typed and _type_of(current) != kind:
+            if target == "record" and _type_of(current) != kind:
                 kind = _type_of(current)
                 bounds = [b for b in self.by_target[target][bound.pos + 1:] if b.types is None or kind in b.types]
                 k = 0

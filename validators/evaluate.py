@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .errors import ContextError
+from .jsonl import iter_objects
 
 #: Codes the dev corpus labels (its README): an item's ``expect`` is complete for these.
 LABELLED_CODES = ("G001", "G002", "G003", "M001", "M002", "M003", "M004", "M005", "L002",
@@ -64,22 +65,8 @@ def item_output(item: dict[str, Any]) -> str:
 
 def load_corpus(path: str | Path) -> list[dict[str, Any]]:
     """Read a corpus JSONL file; a malformed line is a caller error naming file and line."""
-    path = Path(path)
-    try:
-        lines = path.read_text("utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ContextError(f"cannot read corpus: {getattr(exc, 'strerror', None) or exc}", file=str(path)) from None
     items = []
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{n}"
-        try:
-            item = json.loads(line)
-        except ValueError as exc:
-            raise ContextError(f"line is not JSON: {exc}", file=where) from None
-        if not isinstance(item, dict):
-            raise ContextError("each line must be a JSON object", file=where)
+    for where, item in iter_objects(str(path)):
         for key, kind in (("id", str), ("messages", list), ("memory", dict), ("expect", list)):
             if not isinstance(item.get(key), kind):
                 raise ContextError(f"missing or not a {kind.__name__}", file=where, field=key)

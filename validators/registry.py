@@ -17,7 +17,7 @@ from typing import Any, Callable
 import pluggy
 
 from . import hookspecs
-from .rule import ACTIONS, TARGETS, Rule
+from .rule import ACTIONS, MEMORY_TYPES, TARGETS, Rule
 
 BUILTIN_FAMILIES = ("S", "I", "T", "L", "G", "M", "W", "P", "Q", "E")
 # Execution order of the families: privacy first, so nothing later echoes a
@@ -66,6 +66,13 @@ def _rule_problem(cls: Any, plugin: str) -> str | None:
         return f"target {cls.target!r} is not one of {', '.join(TARGETS)}"
     if cls.action not in ACTIONS:
         return f"action {cls.action!r} is not one of {', '.join(ACTIONS)}"
+    types = getattr(cls, "types", None)
+    if types is not None:
+        # A typo here would silently switch the rule off: refuse it instead.
+        if cls.target not in ("memory", "record"):
+            return f"types applies to memory and record rules only, not to target {cls.target!r}"
+        if isinstance(types, str) or not all(isinstance(t, str) and t in MEMORY_TYPES for t in types):
+            return f"types {types!r} must be a set of memory types ({', '.join(MEMORY_TYPES)})"
     if plugin == "builtin":
         return None if _BUILTIN_CODE.match(cls.code) else "built-in codes are one letter and three digits"
     if _BUILTIN_CODE.match(cls.code) and cls.code[0] in BUILTIN_FAMILIES:

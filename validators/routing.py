@@ -98,16 +98,21 @@ def provenance(record: dict[str, Any], ctx: RuleContext) -> tuple[list[str], lis
     messages = ctx.sources(record)
     source: list[str] = []
     confirmed: list[str] = []
-    # A message is cited by many memories of its batch: tag it once per batch.
+    # A message is cited by many memories of its batch: tag it once per batch,
+    # keyed by id(): the batch holds its messages, so the ids stay theirs.
     memo = getattr(getattr(ctx, "batch", None), "memo", None)
+    tags_of: dict[int, Any] | None = None
+    if memo is not None:
+        tags_of = memo.get("routing.provenance")
+        if tags_of is None:
+            tags_of = memo["routing.provenance"] = {}
     for m in messages:
-        if memo is None:
+        if tags_of is None:
             tags = _message_provenance(m)
         else:
-            key = ("routing.provenance", m.sessionKey, m.id)
-            tags = memo.get(key)
+            tags = tags_of.get(id(m))
             if tags is None:
-                tags = memo[key] = _message_provenance(m)
+                tags = tags_of[id(m)] = _message_provenance(m)
         if tags[0]:
             source.append(tags[0])
         elif tags[1]:
@@ -120,7 +125,7 @@ def provenance(record: dict[str, Any], ctx: RuleContext) -> tuple[list[str], lis
     content = record.get("content")
     if isinstance(content, str):
         source.extend(f"commit:{sha}" for sha in commits_in(content))
-    return list(dict.fromkeys(source)), confirmed
+    return (list(dict.fromkeys(source)) if len(source) > 1 else source), confirmed
 
 
 def task_fields(record: dict[str, Any], ctx: Any) -> dict[str, Any]:
@@ -136,6 +141,24 @@ def task_fields(record: dict[str, Any], ctx: Any) -> dict[str, Any]:
     }
 
 
+def _placement(kind: str, task_id: str | None, routing: Any, ctx: Any) -> tuple[str | None, str | None]:
+    """``(namespace, scope)`` of a kind (and task), rendered once per batch: most records share them."""
+    memo = getattr(getattr(ctx, "batch", None), "memo", None)
+    cached = None if memo is None else memo.get("routing.placement")
+    if cached is None or cached[0] is not routing:  # a batch may be checked under another config
+        cached = (routing, {})
+        if memo is not None:
+            memo["routing.placement"] = cached
+    rendered = cached[1] if task_id is None or isinstance(task_id, str) else {}  # not a key: remember nothing
+    key = (kind, task_id)
+    found = rendered.get(key)
+    if found is None:
+        namespace = namespace_for(kind, repo=routing.repo, task_id=task_id, templates=routing.namespaces)
+        scope = (f"task:{task_id}" if task_id else None) if kind == "task_state" else scope_for(routing)
+        found = rendered[key] = (namespace, scope)
+    return found
+
+
 def route(record: dict[str, Any], ctx: RuleContext) -> dict[str, Any]:
     """Add the write-layer fields to one record (in place; returns it)."""
     routing = ctx.config.routing
@@ -143,9 +166,9 @@ def route(record: dict[str, Any], ctx: RuleContext) -> dict[str, Any]:
     task_id = task_id_of(record) if kind == "task_state" else None
     source, confirmed_by = provenance(record, ctx)
     record["kind"] = kind
-    record["namespace"] = namespace_for(kind, repo=routing.repo, task_id=task_id, templates=routing.namespaces)
+    record["namespace"], scope = _placement(kind, task_id, routing, ctx)
     record["task_id"] = task_id
-    record["scope"] = (f"task:{task_id}" if task_id else None) if kind == "task_state" else scope_for(routing)
+    record["scope"] = scope
     record["source"] = source
     record["confirmed_by"] = confirmed_by
     record["ttl"] = routing.ttl.get(kind, "none")

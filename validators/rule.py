@@ -74,9 +74,10 @@ class Rule:
     action: ClassVar[Action]
     Options: ClassVar[type[BaseModel]] = NoOptions
     #: Memory and record rules: the memory types the rule applies to, e.g.
-    #: ``frozenset({"work_method"})``. The engine never calls the rule on a
-    #: memory of another type (it looks at the working memory's ``type`` when
-    #: the rule's turn comes, so a fix by an earlier rule counts). None: all.
+    #: ``frozenset({"work_method"})``; None: every type. The engine never calls
+    #: the rule on another type. For a memory rule the type is the one the LLM
+    #: emitted (``ctx.original["type"]``: a method that M001 downgrades still
+    #: meets the other method rules); for a record rule, the record's type.
     types: ClassVar[frozenset[str] | None] = None
 
     def __init__(self, options: BaseModel | None = None):
