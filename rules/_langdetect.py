@@ -52,6 +52,7 @@ don't doesn't isn't aren't can't won't shouldn't mustn't instead rather both eit
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_CHAR = re.compile(f"[{_HAN}]")
 _NOT_HAN_RUN = re.compile(f"[^{_HAN}]+")
+_LETTER_RUN = re.compile(r"[A-Za-z]+")
 _INLINE_CODE = re.compile(r"`[^`\n]{1,400}`")
 _URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]{0,20}://\S{1,2000}")
 _CLAUSE_BREAK = re.compile(r"[。！？；;\n，,!?：:]|\.\s")
@@ -242,25 +243,13 @@ def share_language(share: float, *, zh_at_least: float, en_at_most: float) -> st
 # clause split) is the expensive part. Two counts that cost one C-level pass
 # each bound it: the Han count is exact when there is no code to strip (log
 # lines, the only other thing removed, never hold Han), and an English word
-# weighs at most 1 and holds ASCII letters of its own, so the number of ASCII
-# characters bounds the English units from above. A verdict is taken from the
+# weighs at most 1 and holds a run of ASCII letters of its own, so the number
+# of ASCII characters (or, tighter, of letter runs) bounds the English units
+# from above. A verdict is taken from the
 # bounds only with a margin (:data:`_MARGIN`) over the threshold, far wider
 # than any floating-point rounding; otherwise the text is measured.
 
 _MARGIN = 1e-9
-
-
-def cheap_counts(text: str) -> tuple[int, int] | None:
-    """``(Han characters, upper bound of the English units)`` of ``measure(text)``.
-
-    None when the text has code or a URL to strip (the Han count would not be
-    exact); measure it then.
-    """
-    if "`" in text or "://" in text:
-        return None
-    if text.isascii():
-        return 0, len(text)
-    return han_count(text), len(text.encode("ascii", "ignore"))
 
 
 def _lowest_share(cjk: int, en_upper: int) -> float:
@@ -275,19 +264,40 @@ def may_be_judged(text: str, language: str, *, zh_at_least: float, en_at_most: f
     is ``"zh"`` or ``"en"``; the minimum-units rule only turns verdicts into
     ``"none"``, so it is left to the caller.
     """
-    counts = cheap_counts(text)
-    if counts is None:
-        return True
-    cjk, en_upper = counts
-    if not cjk:
-        # Without Han the share is 0.0, or there is no prose at all.
-        return bool(en_upper) and share_language(0.0, zh_at_least=zh_at_least, en_at_most=en_at_most) == language
-    if language == "en":
-        # "en" is a lower interval of shares: possible only if the lowest share is in it.
-        return share_language(_lowest_share(cjk, en_upper), zh_at_least=zh_at_least,
-                              en_at_most=en_at_most) == "en"
-    # "zh" is an upper interval; with Han the share can reach 1.0.
-    return share_language(1.0, zh_at_least=zh_at_least, en_at_most=en_at_most) == "zh"
+    return TextScreen(zh_at_least, en_at_most).may_be(text, language)
+
+
+class TextScreen:
+    """:func:`may_be_judged` for fixed thresholds, with the constant verdicts computed once."""
+
+    __slots__ = ("zh_at_least", "en_at_most", "_at_zero", "_at_one")
+
+    def __init__(self, zh_at_least: float, en_at_most: float):
+        self.zh_at_least, self.en_at_most = zh_at_least, en_at_most
+        self._at_zero = share_language(0.0, zh_at_least=zh_at_least, en_at_most=en_at_most)
+        self._at_one = share_language(1.0, zh_at_least=zh_at_least, en_at_most=en_at_most)
+
+    def may_be(self, text: str, language: str) -> bool:
+        if "`" in text or "://" in text:
+            return True  # code to strip: the Han count of the raw text is not the measure's
+        if text.isascii():
+            # Without Han the share is 0.0, or there is no prose at all.
+            return bool(text) and self._at_zero == language
+        cjk = han_count(text)
+        if not cjk:
+            return self._at_zero == language and len(text.encode("ascii", "ignore")) > 0
+        if language == "en":
+            # "en" is a lower interval of shares: possible only if the lowest share is in it.
+            # The ASCII characters bound the English units loosely; the letter runs (a pass
+            # more) tightly -- an identifier like login_timeout is long but two runs.
+            return (self._en_possible(cjk, len(text.encode("ascii", "ignore")))
+                    and self._en_possible(cjk, len(_LETTER_RUN.findall(text))))
+        # "zh" is an upper interval; with Han the share can reach 1.0.
+        return self._at_one == "zh"
+
+    def _en_possible(self, cjk: int, en_upper: int) -> bool:
+        return share_language(_lowest_share(cjk, en_upper), zh_at_least=self.zh_at_least,
+                              en_at_most=self.en_at_most) == "en"
 
 
 def _english_units(text: str, *, have: float, need: float) -> float:
@@ -332,6 +342,11 @@ def dominant_language(texts: list[str], *, zh_at_least: float, en_at_most: float
             # more Han only raises both.
             if cjk and (cjk / CJK_CHARS_PER_WORD - _MARGIN >= min_units
                         and share_language(_lowest_share(cjk, en_upper), **thresholds) == "zh"):
+                return "zh"
+        if cjk and cjk / CJK_CHARS_PER_WORD - _MARGIN >= min_units:
+            # Tighter: letter runs instead of ASCII characters (names with digits and "_" are long).
+            en_upper = sum(len(_LETTER_RUN.findall(t)) for t in texts)
+            if share_language(_lowest_share(cjk, en_upper), **thresholds) == "zh":
                 return "zh"
         if not cjk:
             # The sum of the measures is LangCounts(0, en): "none" below min_units

@@ -13,16 +13,25 @@ so every measure here treats the two scripts differently:
 
 Every pattern is compiled once at import; none can backtrack
 catastrophically (no nested quantifiers over overlapping classes), so each
-helper is linear in the text. Results of the pure string functions are
-cached per text, because several rules ask about the same content.
+helper is linear in the text.
+
+Speed: nothing here is cached across ``validate()`` calls by text (the
+benchmark re-validates the same documents; such a cache would flatter it).
+What several rules ask about one memory is computed once per call through
+:func:`view` (a :class:`View` kept in ``ctx.scratch``). :class:`Trigger`
+is the cheap early exit of a rule: one test that is false only when the
+rule's word list cannot match, so a clean memory costs a set lookup instead
+of a case-insensitive regex scan.
 """
 
 from __future__ import annotations
 
+import operator
 import re
 import unicodedata
 from functools import lru_cache
-from typing import Iterable
+from itertools import pairwise
+from typing import Any, Iterable
 
 from memvet.rules import lexicon
 
@@ -70,8 +79,25 @@ also just only own same both few again further once about above below up down ou
 """.split())
 
 
+#: Full-width punctuation Chinese text is full of, with its NFKC form.
+_FULL_WIDTH = (("，", ","), ("：", ":"), ("；", ";"), ("（", "("), ("）", ")"), ("！", "!"), ("？", "?"),
+               ("\u3000", " "))
+assert all(unicodedata.normalize("NFKD", wide) == narrow for wide, narrow in _FULL_WIDTH)
+
+
 def normalize(text: str) -> str:
     """NFKC (full-width letters and digits fold to ASCII), lower-cased."""
+    if text.isascii():  # NFKC leaves ASCII as it is
+        return text.lower()
+    # Replacing a character by its compatibility decomposition does not change
+    # the NFKC form; if what remains is already NFKC (the quick check is
+    # cheap), that is the result, without the slow full normalisation.
+    quick = text
+    for wide, narrow in _FULL_WIDTH:
+        if wide in quick:
+            quick = quick.replace(wide, narrow)
+    if unicodedata.is_normalized("NFKC", quick):
+        return quick.lower()
     return unicodedata.normalize("NFKC", text).lower()
 
 
@@ -79,10 +105,19 @@ def has_cjk(text: str) -> bool:
     return _CJK_RUN.search(text) is not None
 
 
+#: _SUFFIXES by their last character, in the same order (most words end otherwise).
+_SUFFIXES_BY_LAST: dict[str, tuple[str, ...]] = {}
+for _suffix in _SUFFIXES:
+    _SUFFIXES_BY_LAST[_suffix[-1]] = _SUFFIXES_BY_LAST.get(_suffix[-1], ()) + (_suffix,)
+
+
+_STEMMABLE_LAST = frozenset(_SUFFIXES_BY_LAST) | {"'"}
+
+
 def stem(word: str) -> str:
     """A deliberately light English stemmer: strip one common suffix."""
     word = word.lower().strip("'")
-    for suffix in _SUFFIXES:
+    for suffix in _SUFFIXES_BY_LAST.get(word[-1:], ()):
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)]
     return word
@@ -116,16 +151,44 @@ def cjk_chars(text: str) -> list[str]:
     return [c for m in _CJK_RUN.finditer(text) for c in m.group(0) if c not in _CJK_FUNCTION_CHARS]
 
 
-@lru_cache(maxsize=4096)
 def terms(text: str) -> frozenset[str]:
     """Content terms of a text: CJK bigrams plus Latin word stems."""
-    text = normalize(text)
-    return frozenset(cjk_ngrams(text, 2)) | frozenset(latin_stems(text))
+    return _terms(normalize(text))
 
 
-@lru_cache(maxsize=4096)
 def chars(text: str) -> frozenset[str]:
-    return frozenset(cjk_chars(normalize(text)))
+    return _chars(normalize(text))
+
+
+def terms_and_chars(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """``(terms(text), chars(text))``, normalising the text once."""
+    text = normalize(text)
+    return _terms(text), _chars(text)
+
+
+def _terms(normalized: str) -> frozenset[str]:
+    # Same set as cjk_ngrams(text, 2) + latin_stems(text), built without a
+    # Python loop per character (bigrams are pairwise string concatenation).
+    out: set[str] = set()
+    for run in _CJK_RUN.findall(normalized):
+        if len(run) > 1:
+            out.update(map(operator.add, run, run[1:]))
+        elif run not in _CJK_FUNCTION_CHARS:
+            out.add(run)
+    if _HAS_LATIN.search(normalized):  # no ASCII letter: no Latin word
+        # latin_stems(normalized) as a set: each distinct word is stemmed once.
+        words = set(_LATIN_WORD.findall(normalized))
+        words.difference_update(STOPWORDS)
+        # stem() leaves a word alone unless it ends in a suffix letter or "'".
+        out.update([w if w[-1] not in _STEMMABLE_LAST else stem(w) for w in words if len(w) >= 3])
+    return frozenset(out)
+
+
+def _chars(normalized: str) -> frozenset[str]:
+    return frozenset("".join(_CJK_RUN.findall(normalized))).difference(_CJK_FUNCTION_CHARS)
+
+
+_HAS_LATIN = re.compile(r"[A-Za-z]")
 
 
 def support(claim: str, evidence_terms: frozenset[str], evidence_chars: frozenset[str],
@@ -141,11 +204,10 @@ def support(claim: str, evidence_terms: frozenset[str], evidence_chars: frozense
     """
     if ignore is not None:
         claim = ignore.sub(" ", claim)
-    claim_terms = terms(claim)
+    claim_terms, claim_chars = terms_and_chars(claim)
     if not claim_terms:
         return None
     term_ratio = len(claim_terms & evidence_terms) / len(claim_terms)
-    claim_chars = chars(claim)
     if not claim_chars:
         return term_ratio
     char_ratio = len(claim_chars & evidence_chars) / len(claim_chars)
@@ -154,7 +216,6 @@ def support(claim: str, evidence_terms: frozenset[str], evidence_chars: frozense
     return term_ratio if latin_only else (2 * term_ratio + char_ratio) / 3
 
 
-@lru_cache(maxsize=4096)
 def strip_specifics(text: str) -> str:
     """``text`` with paths, hashes, versions, numbers, identifiers and inline code blanked out."""
     return _SPECIFICS.sub(" ", text)
@@ -228,3 +289,186 @@ def _compile_openers(words: tuple[str, ...]) -> re.Pattern[str] | None:
 def compile_openers(words: Iterable[str]) -> re.Pattern[str] | None:
     """One pattern matching any of ``words`` at the start of a sentence (imperatives)."""
     return _compile_openers(tuple(words))
+
+
+# --- cheap early exits ------------------------------------------------------------------
+
+def fold(text: str) -> str:
+    """``text`` lower-cased so that a case-sensitive search finds what ``re.IGNORECASE`` finds.
+
+    ``re.IGNORECASE`` also equates ``İ``/``ı`` with ``i`` and ``ſ`` with
+    ``s``, which ``str.lower`` does not; those are mapped here. The result
+    has the same length, and a character is a word character (``\\w``)
+    exactly when its folded form is, so word boundaries stay where they
+    were. (Checked for every code point against the characters of the
+    default word lists; :class:`Trigger` does not trust other characters.)
+    """
+    if text.isascii():
+        return text.lower()
+    if "İ" in text:
+        text = text.replace("İ", "i")  # lower() would make it two characters
+    text = text.lower()
+    if "ı" in text:
+        text = text.replace("ı", "i")
+    if "ſ" in text:
+        text = text.replace("ſ", "s")
+    return text
+
+
+_WORD_RUN = re.compile(r"\w+")
+_DIGIT = re.compile(r"\d")
+
+
+class View:
+    """What several rules ask about one text, computed at most once per ``validate()`` call.
+
+    ``folded``: :func:`fold` of the text; ``runs``: its maximal runs of word
+    characters (a CJK run counts, as for ``\\b``); ``pairs``: consecutive
+    runs; ``has_digit``: any Unicode digit. Get one through :func:`view`.
+    """
+
+    __slots__ = ("_digit", "_pairs", "_runs", "folded", "text")
+
+    def __init__(self, text: str):
+        self.text = text
+        self.folded = fold(text)
+        self._runs: list[str] | None = None
+        self._pairs: frozenset[tuple[str, str]] | None = None
+        self._digit: bool | None = None
+
+    def _run_list(self) -> list[str]:
+        if self._runs is None:
+            self._runs = _WORD_RUN.findall(self.folded)
+        return self._runs
+
+    @property
+    def runs(self) -> list[str]:
+        return self._run_list()
+
+    @property
+    def pairs(self) -> frozenset[tuple[str, str]]:
+        if self._pairs is None:
+            runs = self._run_list()
+            self._pairs = frozenset(pairwise(runs))
+        return self._pairs
+
+    @property
+    def has_digit(self) -> bool:
+        if self._digit is None:
+            self._digit = _DIGIT.search(self.text) is not None
+        return self._digit
+
+
+_VIEW = "memvet.rules._text.view"
+
+
+def view(ctx: Any, text: str) -> View:
+    """The :class:`View` of ``text`` for this ``validate()`` call (kept in ``ctx.scratch``)."""
+    scratch = getattr(ctx, "scratch", None)
+    if scratch is None:
+        return View(text)
+    views = scratch.get(_VIEW)
+    if views is None:
+        views = scratch[_VIEW] = {}
+    found = views.get(text)
+    if found is None:
+        found = views[text] = View(text)
+    return found
+
+
+#: Characters a :class:`Trigger` may fold: ASCII, CJK ideographs (no case) and
+#: those of the default word lists, for which :func:`fold` was checked against
+#: ``re.IGNORECASE`` over every code point.
+_FOLD_CHECKED = frozenset("→：，、。；！？（）《》“”「」…·")
+
+
+def foldable(word: str) -> bool:
+    """Can :func:`fold` stand in for ``re.IGNORECASE`` on this word list entry?"""
+    return all(c.isascii() or c in _FOLD_CHECKED or _CJK_RUN.match(c) for c in word)
+
+
+class Trigger:
+    """A cheap test that is False only when a word list cannot match a text.
+
+    ``Trigger(words).hit(view(ctx, text))`` is True whenever
+    ``lexicon.compile_words(words).search(text)`` would find something
+    (it may also be True when that search finds nothing: it is a filter, a
+    rule still runs its real test afterwards). How:
+
+    * an entry that starts with a Latin word character matches on a word
+      boundary, so its first word is a whole word of the text: a set
+      lookup in ``view.runs`` (entries of several words: their first two
+      words in ``view.pairs``);
+    * any other entry (CJK, punctuation) is a substring: one combined,
+      case-sensitive pattern over the folded text, which keeps the regex
+      engine's literal prefilter.
+
+    ``derived=True`` is for rules that search a text derived from the
+    content by blanking parts out (``strip_specifics``): blanking can put a
+    word boundary inside a word, so every entry is searched as a substring
+    of the content, cut at its first space.
+    """
+
+    __slots__ = ("_always", "_pairs", "_pattern", "_runs")
+
+    def __init__(self, words: Iterable[str], *, derived: bool = False):
+        runs: set[str] = set()
+        pairs: set[tuple[str, str]] = set()
+        substrings: set[str] = set()
+        self._always = False
+        for raw in words:
+            word = raw.strip()
+            if not word:
+                continue
+            if not foldable(word):
+                self._always = True  # a character fold() is not checked for
+                continue
+            folded = fold(word)
+            bounded = re.match(r"\w", word) is not None and not lexicon.has_cjk(word)
+            if derived:
+                substrings.add(folded.split()[0])
+            elif bounded:
+                first = _WORD_RUN.findall(folded)
+                if len(first) == 1:
+                    runs.add(first[0])
+                else:
+                    pairs.add((first[0], first[1]))
+            else:
+                substrings.add(folded)
+        self._runs = frozenset(runs)
+        self._pairs = frozenset(pairs)
+        self._pattern = _literal_pattern(substrings)
+
+    def hit(self, v: View) -> bool:
+        if self._always:
+            return True
+        if self._runs and not self._runs.isdisjoint(v.runs):
+            return True
+        if self._pairs and not self._pairs.isdisjoint(v.pairs):
+            return True
+        return self._pattern is not None and self._pattern.search(v.folded) is not None
+
+
+def _literal_pattern(literals: Iterable[str]) -> re.Pattern[str] | None:
+    """One case-sensitive pattern that finds any of ``literals`` (a regex trie; existence only)."""
+    ordered = sorted(set(literals), key=len)
+    kept: list[str] = []
+    for lit in ordered:  # a literal that contains a shorter one adds nothing to "is any there?"
+        if not any(k in lit for k in kept):
+            kept.append(lit)
+    if not kept:
+        return None
+    root: dict[str, dict] = {}
+    for lit in kept:
+        node = root
+        for ch in lit:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict[str, dict]) -> str:
+        branches = [re.escape(ch) + emit(child) for ch, child in sorted(node.items()) if ch]
+        if "" in node or not branches:
+            return ""
+        return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+    return re.compile(emit(root))

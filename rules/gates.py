@@ -22,18 +22,25 @@ a bare pointer, and it is not a snapshot merely because it is dated.
 The gates are heuristics over word classes and sentence structure, never
 over particular sentences; all word lists are options. A memory whose value
 needs judgment beyond them is left for the optional LLM judge.
+
+Speed: most memories pass every gate, so each gate first asks
+:meth:`_Gate.may_fail` -- a set lookup or one case-sensitive scan over the
+memory's shared :class:`~memvet.rules._text.View` that is False only when
+no failure shape can be present -- and runs its real analysis (stripping,
+masking, case-insensitive word lists) only when that says yes.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from typing import Any, Iterable
 
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules import _text, lexicon
 from memvet.rules.method import NORMATIVE, NOT_NORMATIVE
 
 TASK, METHOD = "work_task", "work_method"
+FACT, ARTIFACT = "work_fact", "work_artifact"
 
 # --- what seed 000 says must be kept -----------------------------------------------
 
@@ -65,16 +72,22 @@ class _Gate(Rule):
     target = "memory"
     action = "drop"
 
-    #: Memory types the gate never judges.
+    #: Memory types the gate never judges (``types`` lets the engine skip them).
     skip_types: tuple[str, ...] = ()
 
-    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
+        # A plain function, not a generator: a clean memory costs no generator.
         content = memory.get("content")
-        if not isinstance(content, str) or not content.strip() or memory.get("type") in self.skip_types:
-            return
+        if not isinstance(content, str) or not content or content.isspace() or memory.get("type") in self.skip_types:
+            return ()
+        if not self.may_fail(_text.view(ctx, content), memory):
+            return ()
         problem = self.problem(content, memory)
-        if problem:
-            yield Finding(problem, path="/content")
+        return [Finding(problem, path="/content")] if problem else ()
+
+    def may_fail(self, view: _text.View, memory: dict[str, Any]) -> bool:
+        """False only when :meth:`problem` is sure to return None (a cheap early exit)."""
+        return True
 
     def problem(self, content: str, memory: dict[str, Any]) -> str | None:  # pragma: no cover
         raise NotImplementedError
@@ -133,6 +146,7 @@ class StrippingTest(_Gate):
     code = "G001"
     name = "stripping-test"
     skip_types = (TASK, METHOD)
+    types = frozenset({FACT, ARTIFACT})
 
     class Options(RuleOptions):
         change_verbs: list[str] = [
@@ -155,6 +169,11 @@ class StrippingTest(_Gate):
         self._change = _compile(o.change_verbs)
         self._keep = _compile(o.keep_markers)
         self._not_keep = _compile(o.not_keep)
+        # The change verb is searched in the stripped text: "derived".
+        self._may_change = _text.Trigger(o.change_verbs, derived=True)
+
+    def may_fail(self, view: _text.View, memory: dict[str, Any]) -> bool:
+        return self._may_change.hit(view)
 
     def problem(self, content: str, memory: dict[str, Any]) -> str | None:
         stripped = _text.strip_specifics(content)
@@ -278,16 +297,51 @@ class OneTimeTest(_Gate):
         measure = _compile(o.measurements)
         self._measure = (re.compile(rf"(?:{measure.pattern})[^\d\n。；;]{{0,12}}\d", re.IGNORECASE)
                          if measure is not None else None)
+        self._may_when = _text.Trigger(o.point_in_time + o.as_it_stands)
+        self._may_progress = _text.Trigger(o.progress)
+        # A reading is a measurement word with a digit at most 12 characters on:
+        # Latin words as whole words (plus some digit), the others with the gap.
+        latin = [w for w in o.measurements if re.match(r"\w", w.strip()) and not lexicon.has_cjk(w)]
+        free = sorted({_text.fold(w.strip()) for w in o.measurements if w.strip() and w not in latin},
+                      key=lambda w: (-len(w), w))
+        self._may_measure = _text.Trigger(latin)
+        self._read_always = not all(map(_text.foldable, free))  # fold() unchecked: always judge fully
+        self._may_read = (re.compile("(?:" + "|".join(map(re.escape, free)) + r")[^\d\n。；;]{0,12}\d")
+                          if free else None)
+        self._may_state = _text.Trigger(o.state_words)
+
+    def may_fail(self, view: _text.View, memory: dict[str, Any]) -> bool:
+        text = view.text
+        if "```" in text or "~~~" in text:
+            return True  # fenced blocks: the prose is not the content; judge it fully
+        # Without fences the prose is the content. Each failure needs one of:
+        if self._may_when.hit(view):  # a time marker (snapshots)
+            return True
+        if view.has_digit and (self._may_progress.hit(view)  # a share (digits) + a progress word
+                               or (memory.get("type") != TASK and self._may_be_reading(view))):
+            return True
+        # a state word + raw output, which takes at least three lines
+        return self._may_state.hit(view) and len(text.splitlines()) >= 3
+
+    def _may_be_reading(self, view: _text.View) -> bool:
+        return (self._read_always or self._may_measure.hit(view)
+                or (self._may_read is not None and self._may_read.search(view.folded) is not None))
 
     def problem(self, content: str, memory: dict[str, Any]) -> str | None:
         prose = _prose(content)
-        dump = _dump_share(content) >= 0.5
-        if dump and self._state is not None and (m := self._state.search(prose)):
+        if self._state is not None and (m := self._state.search(prose)) and _dump_share(content) >= 0.5:
             return (f"a point-in-time state dump ({m.group(0)!r} followed by raw output); it is stale as soon as "
                     "it is written -- keep the cause, not the readout")
-        keep = self._keep is not None and self._keep.search(_text.mask(self._not_keep, prose))
-        if keep:
+        # The keep markers (a reason, a rule, a limit) excuse every shape below;
+        # they are looked for only once a shape is found (the scan is the costly part).
+        shape = self._shape(prose, memory)
+        if shape is None:
             return None
+        if self._keep is not None and self._keep.search(_text.mask(self._not_keep, prose)):
+            return None
+        return shape
+
+    def _shape(self, prose: str, memory: dict[str, Any]) -> str | None:
         share = _SHARE.search(prose)
         if share and self._progress is not None and (m := self._progress.search(prose)):
             return f"a progress figure ({share.group(0)!r}, {m.group(0)!r}); it goes stale at once"
@@ -324,6 +378,13 @@ _LOCATED = re.compile(
     r"|\b(?:is|are|lives?|sits?|kept|stored)\s+(?:in|under|at)\s+`?"
     r"(?:[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+|[A-Za-z0-9_-]+\.[a-z]{1,5})\b",
     re.IGNORECASE)
+
+
+# What _SEE_EN and _LOCATED need, as whole words of the folded text (see _text.Trigger).
+_SEE_EN_WORDS = frozenset({"see", "cf"})
+_LOCATED_EN_PAIRS = frozenset((verb, prep) for verb in ("is", "are", "live", "lives", "sit", "sits", "kept", "stored")
+                              for prep in ("in", "under", "at"))
+_LOCATED_ZH_HINT = re.compile(r"[在于]\s?`?[a-z0-9_.-]")
 
 
 class ProvenanceTest(_Gate):
@@ -369,6 +430,7 @@ class ProvenanceTest(_Gate):
     code = "G003"
     name = "provenance-test"
     skip_types = (TASK,)
+    types = frozenset({FACT, METHOD, ARTIFACT})
 
     class Options(RuleOptions):
         pointer_phrases: list[str] = [
@@ -396,6 +458,12 @@ class ProvenanceTest(_Gate):
         self._source = _compile(o.source_words)
         self._explain = _compile(o.explanation_markers)
         self._not_explain = _compile(o.not_explanation)
+        self._may_point = _text.Trigger(o.pointer_phrases)
+
+    def may_fail(self, view: _text.View, memory: dict[str, Any]) -> bool:
+        # Every failure needs a pointer: a phrase, 见, "see"/"cf.", or a location.
+        return (self._may_point.hit(view) or "见" in view.text or not _SEE_EN_WORDS.isdisjoint(view.runs)
+                or not _LOCATED_EN_PAIRS.isdisjoint(view.pairs) or _LOCATED_ZH_HINT.search(view.folded) is not None)
 
     def problem(self, content: str, memory: dict[str, Any]) -> str | None:
         pointer = ((self._pointer.search(content) if self._pointer is not None else None)
@@ -418,6 +486,8 @@ class ProvenanceTest(_Gate):
 
 def _prose(content: str) -> str:
     """The content without its fenced blocks."""
+    if "```" not in content and "~~~" not in content:
+        return content  # no fence can open
     spans = _text.fenced_spans(content)
     if not spans:
         return content

@@ -21,7 +21,9 @@ memories' lists (I002, I003, I007, I010) are scene rules that walk the
 scene's well-formed memories: paths stay in document order and each list is
 seen once. Element paths are computed on ``ctx.original`` -- what the LLM
 emitted -- because an earlier fix (I007's de-duplication) may have shifted
-the working list.
+the working list. Those four share one walk per scene
+(:func:`scene_id_lists`): in a valid answer it finds nothing, and each rule
+returns ``()`` without creating a generator.
 """
 
 from __future__ import annotations
@@ -172,7 +174,7 @@ def scene_id_lists(ctx: Any) -> SceneIdLists:
 
     I002, I003, I007 and I010 each walk every list of the scene; in a valid
     answer every id is verbatim and every list duplicate-free, so the walk
-    is done once here, at C speed per list, and the rules look only at the
+    is done once here, with one set per list, and the rules look only at the
     lists it kept (usually none). Pointers are built only for those.
     """
     scene = ctx.original
@@ -180,31 +182,51 @@ def scene_id_lists(ctx: Any) -> SceneIdLists:
     hit = ctx.scratch.get(key)
     if hit is not None and hit[0] is scene:
         return hit[1]
-    is_new = ctx.batch.new_by_id.__contains__
+    new_ids = ctx.batch.new_by_id.keys()
     odd: list[tuple[str, list[str], bool]] = []
     repeated: list[tuple[str, list[str], bool]] = []
 
     def sort_out(ids: list[str], j: int | None, field: str) -> None:
-        fine_ids = all(map(is_new, ids))
-        unique = len(ids) < 2 or len(set(ids)) == len(ids)
-        if not (fine_ids and unique):
-            entry = (field if j is None else f"/memories/{j}{field}", ids, field == _EVIDENCE)
-            if not fine_ids:
-                odd.append(entry)
-            if not unique:
-                repeated.append(entry)
+        entry = (field if j is None else f"/memories/{j}{field}", ids, field == _EVIDENCE)
+        if not all(map(new_ids.__contains__, ids)):
+            odd.append(entry)
+        if len(set(ids)) != len(ids):
+            repeated.append(entry)
 
-    sort_out(scene["message_ids"], None, "/message_ids")
+    # A list is fine when every id names a new message and none comes twice:
+    # one set per list, compared with the index at C speed.
+    ids = scene["message_ids"]
+    unique = set(ids)
+    if len(unique) != len(ids) or not new_ids >= unique:
+        sort_out(ids, None, "/message_ids")
     memories = scene["memories"]
-    for j in scene_memory_indexes(ctx):
+    for j in _memory_indexes_of(ctx, ctx.scene_index):
         memory = memories[j]
-        sort_out(memory["source_message_ids"], j, "/source_message_ids")
+        ids = memory["source_message_ids"]
+        unique = set(ids)
+        if len(unique) != len(ids) or not new_ids >= unique:
+            sort_out(ids, j, "/source_message_ids")
         meta = memory.get("metadata")
-        if meta and isinstance(meta, dict) and isinstance(meta.get("projectEvidence"), list):
-            sort_out(meta["projectEvidence"], j, _EVIDENCE)
+        if meta and isinstance(meta, dict) and "projectEvidence" in meta:
+            ids = meta["projectEvidence"]
+            if isinstance(ids, list):
+                unique = set(ids)
+                if len(unique) != len(ids) or not new_ids >= unique:
+                    sort_out(ids, j, _EVIDENCE)
     found = SceneIdLists(odd, repeated)
     ctx.scratch[key] = (scene, found)
     return found
+
+
+def _memory_indexes_of(ctx: Any, scene_index: int) -> list[int]:
+    """:func:`scene_memory_indexes` as a list, from one pass over ``valid_memories`` per call."""
+    by_scene = ctx.scratch.get("identity.memory-indexes")
+    if by_scene is None or by_scene[0] is not ctx.valid_memories:
+        index: dict[int, list[int]] = {}
+        for i, j in ctx.valid_memories:
+            index.setdefault(i, []).append(j)
+        by_scene = ctx.scratch["identity.memory-indexes"] = (ctx.valid_memories, index)
+    return by_scene[1].get(scene_index, [])
 
 
 def _ids_of_kind(ctx: Any, kind: str) -> Iterator[tuple[str, str]]:

@@ -18,8 +18,8 @@ import re
 from typing import Any, Iterator
 
 from memvet.rule import Finding, Rule, RuleOptions
-from memvet.rules._wordmatch import option_matcher
-from memvet.rules._langdetect import dominant_language, language_of, may_be_judged, measure
+from memvet.rules._wordmatch import literal_trie, option_matcher
+from memvet.rules._langdetect import TextScreen, dominant_language, language_of, measure
 
 BAR = "｜"
 # Bars a model types instead of the full-width one: ASCII, box drawing, CJK stroke, divides, broken bar.
@@ -131,10 +131,10 @@ class LanguageMismatch(Rule):
 
     def _written_in(self, text: str, other: str) -> bool:
         """Is ``text`` judged to be in ``other``? Cheap bounds first, the measure only when they cannot tell."""
-        o = self.options
-        if not may_be_judged(text, other, zh_at_least=o.text_zh_at_least, en_at_most=o.text_en_at_most):
-            return False
-        return self._text_language(text) == other
+        screen = self.__dict__.get("_screen")
+        if screen is None:
+            screen = self.__dict__["_screen"] = TextScreen(self.options.text_zh_at_least, self.options.text_en_at_most)
+        return screen.may_be(text, other) and self._text_language(text) == other
 
     def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
         batch = self._batch_language(ctx)
@@ -304,21 +304,42 @@ class ContextDependent(Rule):
                           "so the memory stands alone", path="/content")
 
     def _find(self, text: str) -> str | None:
+        any_pointer, conversation, leading, demonstratives, nouns, scope = self._matchers()
         lowered = text.lower()  # once for every word list
-        hit = option_matcher(self, "conversation_refs").find(text, lowered=lowered)
+        # Most contents hold none of the three lists' words: one literal pass says so
+        # (the matchers fall back to another pattern when lower-casing changes the length).
+        if len(lowered) == len(text) and any_pointer.search(lowered) is None:
+            return None
+        hit = conversation.find(text, lowered=lowered)
         if hit:
             return hit
         first = _CLAUSE_END.search(text)
-        hit = option_matcher(self, "leading_refs").find(text, 0, first.start() if first else len(text),
-                                                        lowered=lowered)
+        hit = leading.find(text, 0, first.start() if first else len(text), lowered=lowered)
         if hit:
             return hit
-        return self._dangling_demonstrative(text, lowered)
+        return self._dangling_demonstrative(text, lowered, demonstratives, nouns, scope)
 
-    def _dangling_demonstrative(self, text: str, lowered: str) -> str | None:
-        nouns = option_matcher(self, "generic_nouns")
-        scope = option_matcher(self, "self_scope_nouns")
-        for start, end in option_matcher(self, "demonstratives").finditer(text, lowered=lowered):
+    def _matchers(self) -> tuple[Any, ...]:
+        """The prefilter and the word-list matchers, built once per rule instance (options are frozen).
+
+        The prefilter is every entry of the three pointer lists, lower-cased,
+        as one literal trie without boundaries: without a match in the
+        lower-cased text, none of the lists can match (their matches are the
+        same literals, on boundaries).
+        """
+        found = self.__dict__.get("_l002_matchers")
+        if found is None:
+            o = self.options
+            words = {w.strip().lower() for w in (*o.conversation_refs, *o.leading_refs, *o.demonstratives)}
+            words.discard("")
+            any_pointer = re.compile(literal_trie(words) if words else "(?!)")  # "(?!)" never matches
+            found = self.__dict__["_l002_matchers"] = (any_pointer, *(option_matcher(self, option) for option in (
+                "conversation_refs", "leading_refs", "demonstratives", "generic_nouns", "self_scope_nouns")))
+        return found
+
+    def _dangling_demonstrative(self, text: str, lowered: str, demonstratives: Any, nouns: Any,
+                                scope: Any) -> str | None:
+        for start, end in demonstratives.finditer(text, lowered=lowered):
             word = text[start:end]
             latin = word.isascii()
             if not self._points_outside(text, start, end, word, latin):
@@ -712,19 +733,39 @@ class SceneNameUnknownProject(Rule):
         key = _squash(project)
         if not key:
             return
-        known, haystack = ctx.memo("L006.projects", lambda: _project_evidence(ctx.batch))
-        if key in known or key in haystack:
+        if ctx.memo("L006.projects", lambda: _ProjectEvidence(ctx.batch)).mentions(key):
             return
         yield Finding(f"project {project!r} appears neither in the batch's messages nor in knownProjects; "
                       "name the project the messages point at, or the topic's most telling noun",
                       path="/new_scene_name")
 
 
-def _project_evidence(batch: Any) -> tuple[set[str], str]:
-    known = {_squash(p) for p in batch.known_projects}
-    for label in batch.pool.values():
-        parts = split_scene_name(label)
-        if parts and parts[0]:
-            known.add(_squash(parts[0]))
-    haystack = "\n".join(_squash(m.content) for m in (*batch.messages, *batch.background))
-    return known, haystack
+class _ProjectEvidence:
+    """The batch's evidence of projects, squashed lazily (one per batch, in ``ctx.memo``).
+
+    ``knownProjects`` and the pool's projects are cheap and answer most
+    labels; the messages are squashed one by one, only until one of them
+    mentions the project (and each at most once per batch).
+    """
+
+    __slots__ = ("known", "_texts", "_squashed")
+
+    def __init__(self, batch: Any):
+        self.known = {_squash(p) for p in batch.known_projects}
+        for label in batch.pool.values():
+            parts = split_scene_name(label)
+            if parts and parts[0]:
+                self.known.add(_squash(parts[0]))
+        self._texts = [m.content for m in (*batch.messages, *batch.background)]
+        self._squashed: list[str] = []
+
+    def mentions(self, key: str) -> bool:
+        """``key`` (squashed) is a known project or occurs in a message's squashed text."""
+        if key in self.known or any(key in text for text in self._squashed):
+            return True
+        while len(self._squashed) < len(self._texts):
+            text = _squash(self._texts[len(self._squashed)])
+            self._squashed.append(text)
+            if key in text:
+                return True
+        return False

@@ -24,12 +24,18 @@ emits the downgrade ops only while the working copy is still a method.
 These are heuristics over word classes and structure. Where a question needs
 judgment (is this basis *really* supported? is this advice *really*
 operable?) the rule says so; an optional LLM judge can back it later.
+
+Speed: the M rules cannot declare ``types`` (they must keep judging a
+method an earlier M rule downgraded), so each returns at once unless the
+LLM emitted a method, then asks :meth:`_MethodRule.may_fail` -- a cheap
+test over the memory's shared :class:`~memvet.rules._text.View` that is
+False only when its question cannot fail -- before any real analysis.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from typing import Any, Iterable
 
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules import _text, lexicon
@@ -80,11 +86,6 @@ class MethodOptions(RuleOptions):
     """Nothing shared by default; subclasses add their word lists."""
 
 
-def _was_method(ctx: Any) -> bool:
-    original = ctx.original
-    return isinstance(original, dict) and original.get("type") == METHOD
-
-
 def downgrade_ops(memory: dict[str, Any]) -> list[dict[str, Any]]:
     """RFC 6902 ops that turn a work_method into a work_fact ([] if it already is not a method)."""
     if memory.get("type") != METHOD:
@@ -106,18 +107,25 @@ class _MethodRule(Rule):
 
     target = "memory"
 
-    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
-        if not _was_method(ctx):
-            return
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
+        # A plain function, not a generator: most memories are not methods.
+        original = ctx.original
+        if not isinstance(original, dict) or original.get("type") != METHOD:
+            return ()
         content = _content(memory)
-        if not content.strip():
-            return
+        if not content or content.isspace() or not self.may_fail(content, ctx):
+            return ()
         problem = self.problem(content, memory, ctx)
         if problem:
             fix = downgrade_ops(memory) if self.action == "fix" else None
-            yield Finding(problem, path="/content" if self.points_at_content else "", fix=fix)
+            return [Finding(problem, path="/content" if self.points_at_content else "", fix=fix)]
+        return ()
 
     points_at_content = True
+
+    def may_fail(self, content: str, ctx: Any) -> bool:
+        """False only when :meth:`problem` is sure to return None (a cheap early exit)."""
+        return True
 
     def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:  # pragma: no cover
         raise NotImplementedError
@@ -211,6 +219,8 @@ class MethodNotNormative(_MethodRule):
 # --- M002 -------------------------------------------------------------------------
 
 _ASIDE_EN = r"e\.g\.|for example|for instance|such as|as\s+\S{1,60}\s+did"
+_ANCHOR_HINT = re.compile(r"[0-9a-fA-F]{7}|\d\d|\d\.\d")
+_MONTH_HINT = re.compile(r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec")
 _ASIDE_CLAUSE = r"[^，。；;,.!?()（）\n]{0,120}"
 
 
@@ -297,6 +307,15 @@ class MethodNotTransferable(_MethodRule):
         marker_pat = marker.pattern if marker else r"(?!x)x"
         self._asides = re.compile(rf"(?:{marker_pat}|{_ASIDE_EN}){_ASIDE_CLAUSE}", re.IGNORECASE)
 
+    def may_fail(self, content: str, ctx: Any) -> bool:
+        # Every anchor and ticket reference holds a digit, and then one of: seven
+        # hex characters (hash), two digits (ticket, ISO date), digit.digit
+        # (version), 月 or a month name (dates). Masking only blanks text out,
+        # so what it leaves is in the content as well.
+        v = _text.view(ctx, content)
+        return v.has_digit and (_ANCHOR_HINT.search(content) is not None or "月" in content
+                                or _MONTH_HINT.search(v.folded) is not None)
+
     def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
         # Code blocks, inline code and asides hold examples, not the rule's scope.
         text = _text.mask(self._asides, _text.mask_parentheses(_text.mask_code(content)))
@@ -381,6 +400,10 @@ class MethodNotDirective(_MethodRule):
         self._occasion = lexicon.compile_words(o.occasion)
         self._past = lexicon.compile_words(o.own_past_action)
         self._recurrence = lexicon.compile_words(o.recurrence)
+        self._may_narrate = _text.Trigger(o.occasion + o.own_past_action)
+
+    def may_fail(self, content: str, ctx: Any) -> bool:
+        return self._may_narrate.hit(_text.view(ctx, content))
 
     def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
         for sentence in _text.sentences(content):
@@ -468,8 +491,12 @@ class MethodNotOperable(_MethodRule):
         o = self.options
         self._empty = lexicon.compile_words(o.zero_information)
         self._concrete = lexicon.compile_words(o.concrete_markers)
+        self._may_be_empty = _text.Trigger(o.zero_information)
 
     points_at_content = True
+
+    def may_fail(self, content: str, ctx: Any) -> bool:
+        return self._may_be_empty.hit(_text.view(ctx, content))
 
     def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
         if self._empty is None:
@@ -501,6 +528,12 @@ _BASIS = re.compile(
     r"|(?:因为|由于|理由是|原因是)(?P<d>[^。；;！？!?\n]{1,300})"
     r"|\b(?:because|since|as\s+otherwise|due\s+to)\b(?P<e>[^.;!?\n]{1,300})",
     re.IGNORECASE)
+
+# What _BASIS needs, for MethodUnsupportedBasis.may_fail: a basis word (whole
+# words where _BASIS has \b), or an English label before a colon.
+_MAY_STATE_BASIS = _text.Trigger(["依据", "根据", "理由", "原因", "因为", "由于", "because", "since", "as otherwise",
+                                  "due to"])
+_BASIS_LABEL = re.compile(r"(?:basis|reason|rationale)\s*:")
 
 _QUESTION = re.compile(r"[?？]\s*$|^(?:what|how|which|why|should|do|does|is|are|can|could|would)\b|"
                        r"吗[？?。]?\s*$|呢[？?。]?\s*$|怎么|如何|是否|你觉得|你看|有什么办法|what do you think",
@@ -572,6 +605,13 @@ class MethodUnsupportedBasis(_MethodRule):
         o = self.options
         self._positions = lexicon.compile_words(o.user_position)
         self._meta = lexicon.compile_words(o.meta_words)
+        self._may_attribute = _text.Trigger(o.user_position)
+
+    def may_fail(self, content: str, ctx: Any) -> bool:
+        # A failure needs a user position or a stated basis (what _BASIS needs).
+        v = _text.view(ctx, content)
+        return (self._may_attribute.hit(v) or _MAY_STATE_BASIS.hit(v)
+                or (":" in content and _BASIS_LABEL.search(v.folded) is not None))
 
     def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
         sources = ctx.sources(memory)
@@ -584,8 +624,12 @@ class MethodUnsupportedBasis(_MethodRule):
             if all(_is_question(m.content) for m in users):
                 return (f"it attributes a position to the user ({position.group(0)!r}) but the user only asked; "
                         "the position is someone else's")
-        for basis in self._bases(content):
-            score = _text.support(basis, *_evidence(sources), ignore=self._meta)
+        bases = self._bases(content)
+        if not bases:
+            return None
+        evidence = _evidence(sources, ctx)
+        for basis in bases:
+            score = _text.support(basis, *evidence, ignore=self._meta)
             if score is not None and score < self.options.min_support:
                 return (f"the stated basis {basis.strip()[:60]!r} is not found in the source messages "
                         f"(support {score:.2f}); a reason may not be invented")
@@ -596,11 +640,27 @@ class MethodUnsupportedBasis(_MethodRule):
         return [next(g for g in m.groups() if g) for m in _BASIS.finditer(content)]
 
 
+_AFTER_SENTENCE_END = re.compile(r"(?<=[。！!？?\n])")
+
+
 def _is_question(text: str) -> bool:
-    parts = [p for p in re.split(r"(?<=[。！!？?\n])", text.strip()) if p.strip()]
+    parts = [p for p in _AFTER_SENTENCE_END.split(text.strip()) if p.strip()]
     return bool(parts) and all(_QUESTION.search(p.strip()) for p in parts)
 
 
-def _evidence(sources: list[Any]) -> tuple[frozenset[str], frozenset[str]]:
+_EVIDENCE = "memvet.rules.method.evidence"
+
+
+def _evidence(sources: list[Any], ctx: Any = None) -> tuple[frozenset[str], frozenset[str]]:
+    """Terms and characters of the source messages; once per text and ``validate()`` call."""
     text = "\n".join(m.content for m in sources if m.role in ("user", "assistant", "tool"))
-    return _text.terms(text), _text.chars(text)
+    scratch = getattr(ctx, "scratch", None)
+    if scratch is None:
+        return _text.terms_and_chars(text)
+    cache = scratch.get(_EVIDENCE)
+    if cache is None:
+        cache = scratch[_EVIDENCE] = {}
+    found = cache.get(text)
+    if found is None:
+        found = cache[text] = _text.terms_and_chars(text)
+    return found

@@ -17,6 +17,13 @@ to the scene (``/memories/2/content``), one finding per field.
 Every detector is a regex that starts with a literal prefix or is bounded,
 plus a check in code (entropy, checksum, placeholder); none can backtrack
 catastrophically, e-mail addresses are found from their ``@`` outwards.
+
+Speed: almost every scene is clean, so each rule first runs one prefilter
+-- a necessary condition of all its detectors, :meth:`_Redacting.may_hold`
+-- over the scene's text joined, and scans field by field only when it
+passes. P003 asks once per batch whether any new message holds a line it
+would keep (:meth:`InjectedInstruction._batch_may_hold_injection`); most
+batches hold none and then no memory's sources are split.
 """
 
 from __future__ import annotations
@@ -168,6 +175,13 @@ class _Redacting(Rule):
 
     def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
         may_hold = self.may_hold
+        # One prefilter pass over all the scene's text: a clean scene (the usual case)
+        # costs one search, not one per field. The prefilters are searches for
+        # literals and unanchored patterns, so a field that could hold something
+        # makes the joined text pass too.
+        texts = _scene_texts(scene)
+        if texts is not None and not may_hold("\n".join(texts)):
+            return
         for key in ("new_scene_name", "new_scene_reason", "scene_name"):
             value = scene.get(key)
             if isinstance(value, str) and may_hold(value):
@@ -216,6 +230,28 @@ class _Redacting(Rule):
         if isinstance(value, dict):
             return {k: self._walk(v, found) for k, v in value.items()}
         return value
+
+
+def _scene_texts(scene: dict[str, Any]) -> list[str] | None:
+    """Every string :meth:`_Redacting.check` scans in ``scene``; None if a metadata value is nested."""
+    texts = [v for v in (scene.get("new_scene_name"), scene.get("new_scene_reason"), scene.get("scene_name"))
+             if isinstance(v, str)]
+    memories = scene.get("memories")
+    if isinstance(memories, list):
+        for memory in memories:
+            if not isinstance(memory, dict):
+                continue
+            content = memory.get("content")
+            if isinstance(content, str):
+                texts.append(content)
+            metadata = memory.get("metadata")
+            if isinstance(metadata, dict):
+                for value in metadata.values():
+                    if isinstance(value, str):
+                        texts.append(value)
+                    elif isinstance(value, (list, dict)):
+                        return None
+    return texts
 
 
 def _escape(token: str) -> str:
@@ -510,11 +546,15 @@ class _Emails:
 
 _THREE_DIGITS = re.compile(r"\d\d\d")
 # Prefilters (necessary conditions) of the number detectors below: a resident id,
-# a card and a mobile number all hold 3 + 4 + 4 digits with single separators; the
-# phone number after a word needs the word and 7 digits at most 2 characters apart.
+# a card and a mobile number all hold 3 + 4 + 4 digits with single separators (at
+# most 13 characters); the phone number after a word needs the word and 7 digits at
+# most 2 characters apart. The word (6 characters at most) ends at most 8 characters
+# before the number's first digit (separators, 是/为, "+", "(").
 _LONG_NUMBER = re.compile(r"\d{3}[-\s]?\d{4}[-\s]?\d{4}")
+_LONG_NUMBER_LENGTH = 13
 _DIGIT_CLUSTER = re.compile(r"\d(?:\D{0,2}\d){6}")
 _PHONE_WORD = re.compile(r"(?i:电话|手机|联系方式|phone|mobile|tel)")
+_PHONE_REACH = 6 + 8
 _MOBILE = re.compile(r"(?<![0-9A-Za-z+])(?:\+?86[-\s]?)?1[3-9]\d(?:[-\s]?\d{4}){2}(?![0-9A-Za-z])")
 _NATIONAL_ID = re.compile(
     r"(?<![0-9A-Za-z])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[0-9Xx](?![0-9A-Za-z])")
@@ -606,10 +646,20 @@ class PersonalData(_Redacting):
         return text, emails + found
 
     def may_hold(self, text: str) -> bool:
-        # An e-mail needs its "@"; an id, card or mobile number a long run of digits;
-        # a phone number in another format its word and seven digits close together.
-        return ("@" in text or _LONG_NUMBER.search(text) is not None
-                or (_DIGIT_CLUSTER.search(text) is not None and _PHONE_WORD.search(text) is not None))
+        # An e-mail needs its "@". Every number detector needs seven digits at most two
+        # characters apart, and non-overlapping matches of _DIGIT_CLUSTER cover every
+        # digit followed by six more in such a chain: so an id, card or mobile number
+        # starts inside a cluster match, and the word of a phone number ends at most
+        # _PHONE_REACH characters before one. Only those windows are searched.
+        if "@" in text:
+            return True
+        for m in _DIGIT_CLUSTER.finditer(text):
+            start, end = m.span()
+            if _LONG_NUMBER.search(text, start, end + _LONG_NUMBER_LENGTH) is not None:
+                return True
+            if _PHONE_WORD.search(text, max(0, start - _PHONE_REACH), end) is not None:
+                return True
+        return False
 
 
 @lru_cache(maxsize=64)
@@ -653,6 +703,8 @@ _ANCHOR = re.compile(r"https?://[^\s，。）)]{4,300}|[\w.+-]{1,64}@[\w-]{1,63}
                      r"|(?<![\w/.-])[A-Za-z0-9]{1,40}[-_/.][\w./-]{3,200}")
 # Where a quotation or a line can end: no injection marker may hold one of these.
 _QUOTE_EDGES = "\n\"“”「」『』>`~"
+# What every quotation _split looks at starts with (fences start with ``` or ~~~).
+_QUOTE_OPENERS = ("“", "「", "『", '"', ">", "```", "~~~")
 _LONG_QUOTE_LINE = re.compile(r"^>[^\n]{2001}", re.MULTILINE)
 _PIPE_TO_SHELL = re.compile(r"\|\s{0,3}(?:sudo\s{1,3})?(?:ba|z|da)?sh\b")
 
@@ -740,10 +792,10 @@ class InjectedInstruction(Rule):
         margin_over_user: float = 0.2
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        if not self._batch_may_hold_injection(ctx):
+            return
         content = memory.get("content")
         if not isinstance(content, str) or not content.strip():
-            return
-        if not self._batch_may_hold_injection(ctx):
             return
         if option_matcher(self, "directive_words").search(content) is None:
             return
@@ -807,6 +859,8 @@ class InjectedInstruction(Rule):
         if message.role not in ("tool", "user"):
             return False
         text = message.content
+        if message.role == "user" and not any(mark in text for mark in _QUOTE_OPENERS):
+            return False  # only what a user quotes can carry an injection
         if "|" in text or not self._gate_is_exact():
             return True
         lowered = text.lower()

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import math
 import re
-from functools import lru_cache
-from typing import Any, Iterator
+from collections import Counter
+from itertools import chain, pairwise
+from typing import Any, Iterable
 
 from memvet import pointer as jp
 from memvet.rule import Finding, Rule, RuleOptions
@@ -16,16 +17,27 @@ from memvet.rules import _text, lexicon
 
 # --- Q001 ---------------------------------------------------------------------------
 
-_TOKEN = re.compile(rf"[{_text.CJK_CHAR}]|[a-z0-9]+(?:[._-][a-z0-9]+)*")
+#: A run of CJK characters (each one a token) or one Latin token.
+_TOKEN_RUN = re.compile(rf"[{_text.CJK_CHAR}]+|[a-z0-9]+(?:[._-][a-z0-9]+)*")
 
 
-@lru_cache(maxsize=8192)
+def tokens(text: str) -> list[str]:
+    """The tokens of the normalised text: each CJK character, each Latin word (with ``._-`` joins)."""
+    out: list[str] = []
+    for run in _TOKEN_RUN.findall(_text.normalize(text)):
+        if run[0] > "z":  # a CJK run (a Latin token starts with [a-z0-9])
+            out.extend(run)
+        else:
+            out.append(run)
+    return out
+
+
 def shingles(text: str) -> frozenset[str]:
-    """Token bigrams of the normalised text (a CJK character or a Latin word is one token)."""
-    tokens = _TOKEN.findall(_text.normalize(text))
-    if len(tokens) < 2:
-        return frozenset(tokens)
-    return frozenset(f"{a} {b}" for a, b in zip(tokens, tokens[1:]))
+    """Token bigrams ("a b") of the normalised text (a CJK character or a Latin word is one token)."""
+    toks = tokens(text)
+    if len(toks) < 2:
+        return frozenset(toks)
+    return frozenset(map(" ".join, pairwise(toks)))  # C-level; strings keep their hash for the set work
 
 
 def similar_pairs(sets: list[frozenset[str]], threshold: float, counter: dict[str, int] | None = None,
@@ -43,18 +55,37 @@ def similar_pairs(sets: list[frozenset[str]], threshold: float, counter: dict[st
     wording) would still make every pair a candidate, so each set is
     compared with at most ``max_candidates`` earlier sets (the most recent
     ones first): the work stays linear in the size of the output.
+
+    Speed: a shingle found in one set only is first in that set's order
+    (frequency 1) and can never make a candidate, so only shingles shared
+    by two sets are counted, ranked and indexed -- with set operations and
+    C-level sorts, not a Python loop over every shingle. A set whose
+    prefix holds no shared shingle is skipped whole. The candidates, their
+    order and the result are those of the plain algorithm.
     """
-    frequency: dict[str, int] = {}
+    seen_any: set[str] = set()
+    shared: set[str] = set()
     for s in sets:
-        for g in s:
-            frequency[g] = frequency.get(g, 0) + 1
+        shared.update(s.intersection(seen_any))
+        seen_any.update(s)
+    if not shared:
+        return {}
+    shared_parts = [s.intersection(shared) for s in sets]
+    frequency = Counter(chain.from_iterable(shared_parts))
+    order = sorted(frequency)  # by shingle, then (stable) by frequency: the (frequency, shingle) order
+    order.sort(key=frequency.__getitem__)
+    rank = dict(zip(order, range(len(order))))
     index: dict[str, list[int]] = {}
     best: dict[int, tuple[int, float]] = {}
     for k, s in enumerate(sets):
         if not s:
             continue
-        ordered = sorted(s, key=lambda g: (frequency[g], g))
-        prefix = ordered[: len(s) - math.ceil(threshold * len(s)) + 1]
+        size = len(s) - math.ceil(threshold * len(s)) + 1
+        own = shared_parts[k]
+        unique = len(s) - len(own)  # frequency-1 shingles: they come first in the order
+        if unique >= size:
+            continue
+        prefix = sorted(own, key=rank.__getitem__)[: size - unique]
         seen: set[int] = set()
         for g in prefix:
             for other in reversed(index.get(g, ())):
@@ -138,28 +169,33 @@ class NearDuplicate(Rule):
         #: Most earlier memories one memory is compared with (bounds the work on template-like outputs).
         max_candidates: int = 64
 
-    def check(self, output: Any, ctx: Any) -> Iterator[Finding]:
+    def check(self, output: Any, ctx: Any) -> Iterable[Finding]:
         where: list[tuple[int, int, str]] = []
         sets: list[frozenset[str]] = []
+        dropped = ctx.dropped
+        min_shingles = self.options.min_shingles
         for i, j, memory in ctx.memories():
             content = memory.get("content") if isinstance(memory, dict) else None
-            if not isinstance(content, str) or ctx.is_dropped(i, j):
+            if not isinstance(content, str) or (dropped and ctx.is_dropped(i, j)):
                 continue
             s = shingles(content)
-            if len(s) < self.options.min_shingles:
+            if len(s) < min_shingles:
                 continue
             where.append((i, j, content))
             sets.append(s)
         if len(sets) < 2:
-            return
+            return ()
         threshold = min(max(self.options.threshold, 0.01), 1.0)
-        for k, (other, score) in sorted(similar_pairs(sets, threshold, max_candidates=max(self.options.max_candidates, 1)).items()):
+        pairs = similar_pairs(sets, threshold, max_candidates=max(self.options.max_candidates, 1))
+        findings = []
+        for k, (other, score) in sorted(pairs.items()):
             i, j, _ = where[k]
             oi, oj, earlier = where[other]
-            yield Finding(
+            findings.append(Finding(
                 f"says the same as {jp.join(oi, 'memories', oj)} ({_preview(earlier)!r}; similarity "
                 f"{score:.2f}); merge them into one memory",
-                path=jp.join(i, "memories", j))
+                path=jp.join(i, "memories", j)))
+        return findings
 
 
 def _preview(text: str, limit: int = 40) -> str:
@@ -275,11 +311,12 @@ class RawDump(Rule):
         super().__init__(options)
         self._markers = lexicon.compile_words(self.options.log_markers)
 
-    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         content = memory.get("content")
         if not isinstance(content, str) or content.count("\n") + 1 < self.options.min_lines:
-            return
+            return ()
         share = raw_share(content, self._markers)
         if share >= self.options.max_raw_share:
-            yield Finding(f"{share:.0%} of the content is pasted code, trace or log output; keep the conclusion "
-                          "in one or two sentences (the raw text is retrievable by grep)", path="/content")
+            return [Finding(f"{share:.0%} of the content is pasted code, trace or log output; keep the conclusion "
+                            "in one or two sentences (the raw text is retrievable by grep)", path="/content")]
+        return ()

@@ -67,6 +67,7 @@ _UNIT_MS = {"day": 86_400_000, "hour": 3_600_000, "minute": 60_000, "second": 1_
 _DATE_PART = re.compile(r"[0-9W-]*")      # the date: digits, week marker, hyphens
 _CLOCK_END = re.compile(r"[+\-Zz.,]")     # a UTC offset or a fraction ends the clock digits
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_NAIVE_EPOCH = datetime(1970, 1, 1)
 _ONE_MS = timedelta(milliseconds=1)
 
 
@@ -100,6 +101,24 @@ def parse_time(text: str) -> WrittenTime | None:
     would be flattered); rules share one parse per call through
     :func:`parsed_time`.
     """
+    read = _read_time(text)
+    if read is None:
+        return None
+    value, text, cut = read
+    aware = value.tzinfo is not None
+    # Integer arithmetic: no float rounding at the millisecond. A naive time is
+    # read as UTC: measured from the naive epoch (datetime.replace is slow).
+    start_ms = (value - (_EPOCH if aware else _NAIVE_EPOCH)) // _ONE_MS
+    return WrittenTime(start_ms, _unit(text[cut + 1:]) if cut < len(text) else "day", aware)
+
+
+def is_iso_time(text: str) -> bool:
+    """Would :func:`parse_time` accept ``text``? (T006 needs only this, not the instant.)"""
+    return _read_time(text) is not None
+
+
+def _read_time(text: str) -> tuple[datetime, str, int] | None:
+    """``(datetime, text with a z suffix as Z, end of the date part)``, or None when not accepted."""
     if not text or not text.isascii():
         return None
     if text[-1] == "z":
@@ -108,14 +127,9 @@ def parse_time(text: str) -> WrittenTime | None:
     if cut < len(text) and text[cut] not in "Tt ":
         return None
     try:
-        value = datetime.fromisoformat(text)
+        return datetime.fromisoformat(text), text, cut
     except ValueError:
         return None
-    aware = value.tzinfo is not None
-    if not aware:
-        value = value.replace(tzinfo=timezone.utc)
-    start_ms = (value - _EPOCH) // _ONE_MS  # integer arithmetic: no float rounding at the millisecond
-    return WrittenTime(start_ms, _unit(text[cut + 1:]) if cut < len(text) else "day", aware)
 
 
 _UNPARSED = object()
@@ -159,14 +173,10 @@ def recorded_at_instead_of_timestamp(written: WrittenTime, sources: list[Any]) -
     return next((m for m in sources if _equal_to_second(written, m.recorded_ms)), None)
 
 
-def _has_activity_time(meta: dict[str, Any]) -> bool:
+def _has_activity_time(meta: Any) -> bool:
+    """Is ``meta`` (a memory's metadata, maybe missing) a dict with an activity time?"""
     # Spelled out: these rules run on every memory, and most have no activity time.
-    return "activity_start_time" in meta or "activity_end_time" in meta
-
-
-def _meta(memory: dict[str, Any]) -> dict[str, Any]:
-    meta = memory.get("metadata")
-    return meta if isinstance(meta, dict) else {}
+    return bool(meta) and isinstance(meta, dict) and ("activity_start_time" in meta or "activity_end_time" in meta)
 
 
 def _key_path(key: str) -> str:
@@ -259,8 +269,8 @@ class LegacyStatus(Rule):
     types = frozenset({"work_task"})
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
-        meta = _meta(memory)
-        if "status" not in meta or memory["type"] != "work_task":
+        meta = memory.get("metadata")
+        if not isinstance(meta, dict) or "status" not in meta or memory["type"] != "work_task":
             return ()
         return self._findings(memory, meta)
 
@@ -328,8 +338,9 @@ class MetadataKeyForeign(Rule):
         self._allowed_elsewhere = extra
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
-        meta = _meta(memory)
-        if not meta or meta.keys() <= self._allowed.get(memory["type"], self._allowed_elsewhere):
+        meta = memory.get("metadata")
+        if not meta or not isinstance(meta, dict) or \
+                meta.keys() <= self._allowed.get(memory["type"], self._allowed_elsewhere):
             return ()
         return self._findings(memory, meta)
 
@@ -383,8 +394,8 @@ class MetadataEnum(Rule):
     action = "fix"
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
-        meta = _meta(memory)
-        if meta:
+        meta = memory.get("metadata")
+        if meta and isinstance(meta, dict):
             for key, allowed in ENUMS.items():
                 if key in meta and meta[key] not in allowed:
                     return self._findings(meta)
@@ -495,17 +506,17 @@ class BadTime(Rule):
     action = "fix"
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
-        meta = _meta(memory)
-        if not meta or ("deadline" not in meta and not _has_activity_time(meta)):
+        meta = memory.get("metadata")
+        if not meta or not isinstance(meta, dict) or ("deadline" not in meta and not _has_activity_time(meta)):
             return ()
-        return self._findings(meta, ctx)
+        return self._findings(meta)
 
     @staticmethod
-    def _findings(meta: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def _findings(meta: dict[str, Any]) -> Iterator[Finding]:
         for key in TIME_KEYS:
             if key in meta:
                 value = meta[key]
-                if parsed_time(value, ctx) is None:
+                if not isinstance(value, str) or not is_iso_time(value):
                     path = _key_path(key)
                     yield Finding(f"metadata.{key} {value!r} is not an ISO 8601 time; removed", path=path,
                                   fix=[{"op": "remove", "path": path}])
@@ -550,7 +561,7 @@ class GuessedTime(Rule):
     action = "fix"
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
-        meta = _meta(memory)
+        meta = memory.get("metadata")
         if not _has_activity_time(meta) or any(m.event_ms is not None for m in ctx.sources(memory)):
             return ()
         return self._findings(meta)
@@ -607,7 +618,7 @@ class TimeOutsideSources(Rule):
         tolerance_minutes: int = 0
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
-        meta = _meta(memory)
+        meta = memory.get("metadata")
         if not _has_activity_time(meta):
             return ()
         return self._findings(memory, meta, ctx)
@@ -667,7 +678,7 @@ class RecordedAtAsTime(Rule):
     action = "fix"
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
-        meta = _meta(memory)
+        meta = memory.get("metadata")
         if not _has_activity_time(meta):
             return ()
         return self._findings(memory, meta, ctx)

@@ -17,6 +17,13 @@ Three questions, one per kind of damage seed 004 describes:
 
 Reroutes (W005, W006) never drop the memory: it is still worth keeping for
 the current task, it just must not outlive it.
+
+Speed: every rule runs on every record and almost every record is fine, so
+``check()`` answers that case with ``()`` after its cheapest test (the kind,
+a key) before any generator exists. W005 and W008 put a :class:`Prefilter`
+-- one plain search of the lower-cased text -- in front of their sentence
+analysis, and W005 looks at source messages only when some message of the
+batch may hold a temporary marker (computed once per batch).
 """
 
 from __future__ import annotations
@@ -110,7 +117,7 @@ class Prefilter:
     every text when an entry has cased non-ASCII letters.
     """
 
-    __slots__ = ("_search", "_search_ascii", "_otherwise")
+    __slots__ = ("_otherwise", "_search", "_search_ascii")
 
     def __init__(self, *word_lists: list[str], extra: tuple[str, ...] = ()):
         entries = {w.strip().lower() for words in word_lists for w in words if w.strip()} | set(extra)
@@ -514,6 +521,7 @@ class TemporaryAsConvention(Rule):
     def __init__(self, options: TemporaryOptions | None = None):
         super().__init__(options)
         self.temporal = Temporal(self.options)
+        self._flagged_key = ("W005:flagged", id(self))
 
     def check(self, record: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         if record.get("kind") not in LONG_TERM_KINDS:
@@ -541,7 +549,11 @@ class TemporaryAsConvention(Rule):
         return None
 
     def _temporary_source(self, record: dict[str, Any], content: str, ctx: Any) -> str | None:
-        flagged = ctx.memo(("W005:flagged", id(self)), lambda: self._flagged_messages(ctx))
+        memo = ctx.batch.memo  # ctx.memo without a closure per record
+        cached = memo.get(self._flagged_key)
+        if cached is None or cached[0] is not self:  # a batch may outlive this rule (and its id)
+            cached = memo[self._flagged_key] = (self, self._flagged_messages(ctx))
+        flagged = cached[1]
         if not flagged:
             return None  # the common case: no message of the batch says anything temporary
         scanned = []
@@ -719,7 +731,10 @@ class FactConflict(Rule):
         if record.get("kind") != "project_fact":
             return ()
         scope = record.get("scope")
-        stored = ctx.memo(("W007", scope), lambda: self._active_facts(ctx, scope))
+        memo, key = ctx.batch.memo, ("W007", scope)  # ctx.memo without a closure per record
+        stored = memo.get(key)
+        if stored is None:
+            stored = memo[key] = self._active_facts(ctx, scope)
         if not stored:
             return ()  # the common case: nothing stored to conflict with
         return self._findings(record, scope, stored)

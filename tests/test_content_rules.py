@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -120,6 +121,158 @@ def test_fenced_spans_handle_unclosed_fences():
     assert len(spans) == 2 and spans[1][1] == len(text)
 
 
+# --- speed helpers must not change what is found --------------------------------------------------
+
+from memvet.rules import gates, lexicon, method, quality  # noqa: E402
+
+
+def _rule_word_lists():
+    for module in (gates, method, quality):
+        for cls in vars(module).values():
+            if isinstance(cls, type) and getattr(cls, "code", None) and cls.__module__ == module.__name__:
+                for name, field in cls.Options.model_fields.items():
+                    if isinstance(field.default, list) and all(isinstance(w, str) for w in field.default):
+                        yield f"{cls.code}.{name}", field.default
+
+
+WORD_LISTS = dict(_rule_word_lists())
+
+#: Texts where a naive lower-cased substring test and \b matching disagree.
+TRICKY = ["Because it broke", "BECAUSE", "becauses", "原因because", "because原因", "İS IN THE README", "ſee README",
+          "so  that", "e.g.x", "Don't do it", "don'tx", "30renamed", "re-named", "renamed_x", "（响应）should",
+          "当请求超时时", "今天\n目前", "x->y", "这次 we fixed it", "see\tREADME", "ＫＥＹ", "K", "ı", "a\u0307b"]
+
+
+def _samples():
+    for words in WORD_LISTS.values():
+        for w in words:
+            yield w
+            yield f"xx {w.upper()} yy"
+            yield f"a{w}b"
+            yield f"，{w}。"
+    yield from TRICKY
+
+
+@pytest.mark.parametrize("name", sorted(WORD_LISTS))
+def test_trigger_never_misses_what_the_lexicon_finds(name):
+    """A Trigger is an early exit: it may say yes wrongly, never no wrongly."""
+    words = WORD_LISTS[name]
+    pattern, trigger = lexicon.compile_words(words), _text.Trigger(words)
+    derived = _text.Trigger(words, derived=True)
+    for text in _samples():
+        view = _text.View(text)
+        if pattern is not None and pattern.search(text):
+            assert trigger.hit(view), (name, text)
+        stripped = _text.strip_specifics(text)
+        if pattern is not None and pattern.search(stripped):
+            assert derived.hit(view), (name, text)
+
+
+def test_trigger_says_no_on_clean_text():
+    trigger = _text.Trigger(["because", "因为", "so that"])
+    assert not trigger.hit(_text.View("The cache keeps its keys for 30 seconds."))
+    assert not trigger.hit(_text.View("becauses sothat"))  # not whole words
+    assert trigger.hit(_text.View("So that it works"))
+
+
+def test_fold_matches_ignorecase_and_keeps_length():
+    text = "İstanbul ſtate ıd KELVIN K ＡＢＣ 缓存"
+    folded = _text.fold(text)
+    assert len(folded) == len(text) and folded.startswith("istanbul state id kelvin k")
+    for word in ("state", "id", "is", "k"):
+        assert (re.search(rf"\b{word}\b", text, re.IGNORECASE) is not None) == (re.search(rf"\b{word}\b", folded) is not None)
+
+
+def test_view_is_shared_within_one_call_only():
+    class Ctx:
+        scratch: dict = {}
+
+    ctx = Ctx()
+    assert _text.view(ctx, "缓存 key") is _text.view(ctx, "缓存 key")
+    assert _text.view(None, "缓存 key") is not _text.view(None, "缓存 key")  # no context: nothing kept
+
+
+def test_normalize_fast_path_equals_nfkc():
+    import unicodedata
+
+    for text in ["缓存，失效：（TTL）！？", "ＡＢＣ，ｘ", "e\u0301，", "，\u0301x", "\u3000缓存", "Ⅻ，", "ﬁ：x"]:
+        assert _text.normalize(text) == unicodedata.normalize("NFKC", text).lower(), text
+
+
+def test_terms_equal_the_plain_definition():
+    for text in ["Reverted the users' settings, caching everything quickly.", "缓存 key 集中失效，流量打穿到数据库",
+                 "a 的 b 用 redis", "", "ies ies'' Nesses"]:
+        norm = _text.normalize(text)
+        plain = frozenset(_text.cjk_ngrams(norm, 2)) | frozenset(_text.latin_stems(norm))
+        assert _text.terms(text) == plain, text
+        assert _text.chars(text) == frozenset(_text.cjk_chars(norm)), text
+
+
+def _plain_similar_pairs(sets, threshold, counter=None, max_candidates=64):
+    """The straightforward prefix-filter join (a reference for the optimised one)."""
+    import math
+
+    frequency: dict = {}
+    for s in sets:
+        for g in s:
+            frequency[g] = frequency.get(g, 0) + 1
+    index: dict = {}
+    best: dict = {}
+    for k, s in enumerate(sets):
+        if not s:
+            continue
+        ordered = sorted(s, key=lambda g: (frequency[g], g))
+        prefix = ordered[: len(s) - math.ceil(threshold * len(s)) + 1]
+        seen: set = set()
+        for g in prefix:
+            for other in reversed(index.get(g, ())):
+                if other in seen:
+                    continue
+                if len(seen) >= max_candidates:
+                    break
+                seen.add(other)
+                o = sets[other]
+                small, large = sorted((len(s), len(o)))
+                if small < threshold * large:
+                    continue
+                if counter is not None:
+                    counter["compared"] = counter.get("compared", 0) + 1
+                inter = len(s & o)
+                score = inter / (len(s) + len(o) - inter)
+                if score >= threshold and (k not in best or score > best[k][1]):
+                    best[k] = (other, score)
+        for g in prefix:
+            index.setdefault(g, []).append(k)
+    return best
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_similar_pairs_equals_the_plain_join(seed):
+    import random
+
+    rng = random.Random(seed)
+    words = [f"w{n}" for n in range(rng.choice([6, 12, 40]))]
+    texts = []
+    for _ in range(rng.choice([5, 20, 90])):
+        if texts and rng.random() < 0.3:  # near copies, exact copies and ties
+            base = rng.choice(texts).split()
+            texts.append(" ".join(w if rng.random() < 0.8 else rng.choice(words) for w in base))
+        else:
+            texts.append(" ".join(rng.choice(words) for _ in range(rng.randint(0, 14))))
+    sets = [shingles(t) for t in texts]
+    for threshold in (0.3, 0.5, 0.7, 1.0):
+        for cap in (1, 3, 64):
+            fast_count: dict = {}
+            plain_count: dict = {}
+            assert similar_pairs(sets, threshold, fast_count, cap) == _plain_similar_pairs(sets, threshold, plain_count, cap)
+            assert fast_count == plain_count
+
+
+def test_shingles_are_token_bigrams():
+    assert shingles("缓存失效 v2.1 ok") == {"缓 存", "存 失", "失 效", "效 v2.1", "v2.1 ok"}
+    assert shingles("一") == {"一"} and shingles("") == frozenset()
+
+
 # --- Q001 does not compare every pair -----------------------------------------------------------
 
 
@@ -191,8 +344,6 @@ def _timed(engine: Engine, content: str) -> float:
     context = _context(("user", content[:50_000] + "？"), ("assistant", content))
     best = float("inf")
     for _ in range(2):
-        for cached in (_text.strip_specifics, _text.terms, _text.chars, shingles):
-            cached.cache_clear()
         start = time.perf_counter()
         report = engine.validate(output, context)
         best = min(best, time.perf_counter() - start)

@@ -260,3 +260,24 @@ def test_evidence_path_indexes_the_list_as_emitted():
     assert found(report) == [("I007", "/0/memories/0/metadata/projectEvidence/1"),
                              ("I009", "/0/memories/0/metadata/projectEvidence/2")]
     assert report.output[0]["memories"][0]["metadata"] == {}
+
+
+def test_several_faulty_lists_of_one_scene_each_get_their_code_in_document_order():
+    # The four list rules share one walk of the scene: every faulty list must
+    # still be found, by the right rule, at its own pointer.
+    c = context(message("m1"), message("m2"), message("m3"), message("m4"), background=(message("m0"),))
+    out = [new(["m1", "m9", "m2", "m3"],
+               memory("m1", "m1"),
+               memory("m2", "m0"),
+               memory("m3", metadata={"project": "demo", "projectEvidence": ["m3", "ｍ3"]}),
+               memory("m2"))]
+    got = found(ONLY_I.validate(out, c))
+    assert [g for g in got if g[0] in ("I002", "I003", "I007", "I010")] == [
+        ("I002", "/0/message_ids/1"),
+        ("I003", "/0/memories/1/source_message_ids/1"),
+        ("I007", "/0/memories/0/source_message_ids/1"),
+        ("I010", "/0/memories/2/metadata/projectEvidence/1"),
+    ]
+    # A clean scene after a faulty one is not confused with it.
+    out.append(new(["m4"], memory("m4")))
+    assert not [g for g in found(ONLY_I.validate(out, c)) if g[1].startswith("/1/")]

@@ -154,3 +154,184 @@ def test_language_and_privacy_rules_stay_linear(chunk: str):
     # Linear work doubles; quadratic work would quadruple. Generous margin for noisy CI.
     assert large < 3.2 * small + 0.05, f"50 KB: {small:.3f}s, 100 KB: {large:.3f}s"
     assert large < 5.0
+
+
+# --- the fast paths keep the measure's meaning -----------------------------------------
+#
+# _langdetect counts in bulk and decides from cheap bounds where it can; these tests
+# hold it to the plain definition below (a clause at a time, a word at a time).
+
+import random  # noqa: E402
+import re  # noqa: E402
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from memvet.rules import _langdetect  # noqa: E402
+from memvet.rules._langdetect import dominant_language, language_of, may_be_judged  # noqa: E402
+from memvet.rules._wordmatch import WordMatcher  # noqa: E402
+from memvet.rules.language import _squash  # noqa: E402
+
+
+def _reference_prose_words(text: str) -> tuple[int, int]:
+    function = other = 0
+    for word in _langdetect._PROSE_WORD.findall(text):
+        if len(word) > 1 and any(c.isupper() for c in word[1:]):
+            continue
+        if word.lower() in _langdetect.FUNCTION_WORDS:
+            function += 1
+        else:
+            other += 1
+    return function, other
+
+
+def _reference_is_log_line(line: str) -> bool:
+    if _langdetect._CJK_CHAR.search(line):
+        return False
+    if _langdetect._LOG_LINE.match(line):
+        return True
+    stripped = line.strip()
+    if len(stripped) < 12:
+        return False
+    return sum(1 for ch in stripped if not (ch.isalpha() or ch.isspace())) / len(stripped) >= 0.25
+
+
+def _reference_measure(text: str, *, drop_log_lines: bool = True) -> tuple[int, float]:
+    if not text:
+        return 0, 0.0
+    text = strip_code(text)
+    if drop_log_lines and "\n" in text:
+        text = "\n".join(line for line in text.split("\n") if not _reference_is_log_line(line))
+    elif drop_log_lines and _reference_is_log_line(text):
+        return 0, 0.0
+    if not re.search(r"[A-Za-z]", text):
+        return len(_langdetect._CJK_CHAR.findall(text)), 0.0
+    if not _langdetect._CJK_CHAR.search(text):
+        return 0, float(sum(_reference_prose_words(text)))
+    cjk, en = 0, 0.0
+    for clause in _langdetect._CLAUSE_BREAK.split(text):
+        han = len(_langdetect._CJK_CHAR.findall(clause))
+        function, other = _reference_prose_words(clause)
+        cjk += han
+        en += function + (other * _langdetect.TERM_WEIGHT_IN_CHINESE if han else other)
+    return cjk, en
+
+
+def _reference_batch_language(texts: list[str], zh: float, en: float, min_units: float) -> str:
+    total = LangCounts()
+    for text in texts:
+        total = total + LangCounts(*_reference_measure(text))
+    if total.units < min_units:
+        return "none"
+    return language_of(total, zh_at_least=zh, en_at_most=en)
+
+
+_FRAGMENTS = ["中文", "登录接口的超时", "，", "。", "：", "“", "”", "‘", "’", "the", "The", "THE", "API", "it's",
+              "Don’T", "a-B", "and we must", "I", "ok", "x", " ", "  ", "\n", "\t", ", ", ". ", ";", "!", "?", "e.g. ",
+              "`make dev`", "```\ncode here\n```", "http://example.com/a", "ERROR: boom", "$ make", "[INFO] ok",
+              "fooBar", "snake_case", "v1.2.0", "30 秒", "(", ")", "…", "·", "\u3000", "İ", "12:30:00"]
+_TEXTS = st.lists(st.sampled_from(_FRAGMENTS), max_size=14).map("".join)
+
+
+def _corpus_texts() -> list[str]:
+    texts = []
+    for path in TRANSCRIPTS:
+        context = json.loads(path.read_text("utf-8"))
+        texts += [m["content"] for m in context["messages"]]
+    for line in DEV.read_text("utf-8").splitlines():
+        item = json.loads(line)
+        texts += [m["content"] for m in item["messages"]] + [item["memory"]["content"]]
+    return texts
+
+
+def test_measure_matches_the_plain_definition_on_the_corpus():
+    texts = _corpus_texts()
+    assert len(texts) > 300
+    for text in texts:
+        for drop in (True, False):
+            counts = measure(text, drop_log_lines=drop)
+            assert (counts.cjk, counts.en) == _reference_measure(text, drop_log_lines=drop), text[:80]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_TEXTS, st.booleans())
+def test_measure_matches_the_plain_definition(text: str, drop: bool):
+    counts = measure(text, drop_log_lines=drop)
+    assert (counts.cjk, counts.en) == _reference_measure(text, drop_log_lines=drop)
+    assert _langdetect.prose_words(text) == _reference_prose_words(text)
+
+
+_THRESHOLDS = st.tuples(st.sampled_from([0.0, 0.3, 0.6, 0.65, 0.9, 1.0]), st.sampled_from([0.0, 0.25, 0.35, 0.6, 1.0]),
+                        st.sampled_from([-1.0, 0.0, 1.5, 2.0, 4.0, 50.0]))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_TEXTS, max_size=5), _THRESHOLDS)
+def test_dominant_language_is_the_verdict_of_the_summed_measure(texts: list[str], thresholds):
+    zh, en, min_units = thresholds
+    assert dominant_language(texts, zh_at_least=zh, en_at_most=en, min_units=min_units) == \
+        _reference_batch_language(texts, zh, en, min_units)
+
+
+def test_dominant_language_on_corpus_batches():
+    texts = _corpus_texts()
+    rng = random.Random(4)
+    for _ in range(300):
+        batch = rng.sample(texts, rng.randint(1, 6))
+        assert dominant_language(batch, zh_at_least=0.65, en_at_most=0.35, min_units=4.0) == \
+            _reference_batch_language(batch, 0.65, 0.35, 4.0)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_TEXTS, _THRESHOLDS)
+def test_the_text_screen_never_rules_out_the_measured_verdict(text: str, thresholds):
+    zh, en, _ = thresholds
+    verdict = language_of(LangCounts(*_reference_measure(text, drop_log_lines=False)), zh_at_least=zh, en_at_most=en)
+    if verdict in ("zh", "en"):
+        assert may_be_judged(text, verdict, zh_at_least=zh, en_at_most=en)
+
+
+def test_the_text_screen_skips_plain_texts():
+    # What makes L001 cheap: a Chinese text with a few names cannot be English, an
+    # English text without Han cannot be Chinese -- no measure needed.
+    assert not may_be_judged("登录接口的超时统一为 30 秒（login_timeout），见 README。", "en",
+                             zh_at_least=0.6, en_at_most=0.25)
+    assert not may_be_judged("The login API times out after 30 seconds.", "zh", zh_at_least=0.6, en_at_most=0.25)
+    assert may_be_judged("The login API 超时 is 30 seconds.", "en", zh_at_least=0.6, en_at_most=0.25)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab_.-/ \t\n\u3000\x1c\x85\xa0中AßİK", max_size=30))
+def test_squash_removes_what_the_regex_definition_removes(text: str):
+    assert _squash(text) == re.sub(r"[\s_.\-/]+", "", text.casefold())
+
+
+def _reference_word_spans(words: tuple[str, ...], text: str) -> list[tuple[int, int]]:
+    """The matcher's meaning with a flat alternation, longest entry first."""
+    entries = sorted({w.strip().lower() for w in words if w.strip()}, key=lambda w: (-len(w), w))
+    pattern = re.compile("|".join(re.escape(w) for w in entries))
+    lowered, spans, pos = text.lower(), [], 0
+    while True:
+        m = pattern.search(lowered, pos)
+        if m is None:
+            return spans
+        a, b = m.span()
+        if _langdetect._CJK_CHAR.search(lowered[a:b]) or (
+                not (text[a].isascii() and (text[a].isalnum() or text[a] == "_") and a > 0
+                     and (text[a - 1].isalnum() or text[a - 1] == "_"))
+                and not (text[b - 1].isascii() and (text[b - 1].isalnum() or text[b - 1] == "_") and b < len(text)
+                         and (text[b].isalnum() or text[b] == "_"))):
+            spans.append((a, b))
+            pos = b
+        else:
+            pos = a + 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["this", "this file", "that", "the above", "above", "这个", "这个文件", "文件",
+                                 "x", " ", "_", "s", "中", "\n"]), max_size=12).map("".join))
+def test_word_matcher_trie_keeps_the_longest_entry_at_each_position(text: str):
+    words = ("this", "this file", "the above", "这个", "这个文件", "the")
+    matcher = WordMatcher(words)
+    assert list(matcher.finditer(text)) == _reference_word_spans(words, text)
+    assert matcher.search(text, lowered=text.lower()) == next(iter(_reference_word_spans(words, text)), None)

@@ -11,7 +11,7 @@ import pytest
 
 from memvet.config import config_from_dict
 from memvet.engine import Engine
-from memvet.rules.typed import ENUMS, VOCABULARY, parse_time
+from memvet.rules.typed import ENUMS, VOCABULARY, is_iso_time, parse_time
 
 TS = 1_795_831_200_000  # 2026-11-28T02:00:00Z
 ONLY_T = Engine(config_from_dict({"select": ["T"]}))
@@ -48,6 +48,7 @@ def found(report) -> list[tuple[str, str]]:
 def test_accepted_times(text, unit, aware):
     written = parse_time(text)
     assert written is not None and (written.unit, written.aware) == (unit, aware)
+    assert is_iso_time(text)  # T006's check agrees with the parser
 
 
 @pytest.mark.parametrize("text", [
@@ -56,6 +57,7 @@ def test_accepted_times(text, unit, aware):
 ])
 def test_rejected_times(text):
     assert parse_time(text) is None
+    assert not is_iso_time(text)
 
 
 def test_offsets_are_honoured():
@@ -159,6 +161,26 @@ def test_identity_and_typed_rules_are_cheap():
     assert report.stats["memories"] == 400
     # The whole pipeline (parse, schema, routing) is in this figure; the bound is loose on purpose.
     assert elapsed < 1.0, f"{400 / elapsed:.0f} memories/s"
+
+
+def test_a_time_is_parsed_once_per_call_and_never_remembered_across_calls(monkeypatch):
+    # T006, T008 and T009 share one parse per value within a validate() call;
+    # a cache across calls would flatter the benchmark (it re-validates the
+    # same answers), so a second call parses again.
+    from memvet.rules import typed
+
+    calls = []
+    real = typed.parse_time
+    monkeypatch.setattr(typed, "parse_time", lambda text: calls.append(text) or real(text))
+    when = "2026-11-28T02:05:00Z"
+    out = [{"new_scene_name": "auth-service｜Redis pool", "new_scene_reason": "The pool is empty.",
+            "message_ids": ["m1"], "memories": [
+                {"content": f"auth-service's Redis pool was raised to {n}.", "type": "work_fact", "priority": 80,
+                 "source_message_ids": ["m1"], "metadata": {"activity_start_time": when}} for n in (32, 64)]}]
+    for _ in range(2):
+        report = ONLY_T.validate(out, context((TS, TS + 300_000)))
+        assert [v.code for v in report.violations] == ["T009", "T009"]  # the parse is used, not skipped
+    assert calls == [when, when]
 
 
 # --- the labelled dev corpus: clean typing everywhere -----------------------------------

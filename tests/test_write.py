@@ -6,11 +6,13 @@ import json
 import time
 from pathlib import Path
 
-import pytest
-
 import memvet
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from memvet.config import config_from_dict
 from memvet.engine import Engine
+from memvet.rules import lexicon
+from memvet.rules.write import Prefilter, ProposalOptions, TemporaryOptions
 from memvet.store import open_store
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "dev" / "memories.jsonl"
@@ -177,12 +179,6 @@ def test_write_rules_are_cheap():
 
 
 # --- the prefilters in front of W005 / W008 -----------------------------------------
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from memvet.rules import lexicon  # noqa: E402
-from memvet.rules.write import Prefilter, ProposalOptions, TemporaryOptions  # noqa: E402
 
 _TEMPORARY = TemporaryOptions().temporary
 _SETTLED = ProposalOptions().settled
