@@ -216,6 +216,94 @@ def support(claim: str, evidence_terms: frozenset[str], evidence_chars: frozense
     return term_ratio if latin_only else (2 * term_ratio + char_ratio) / 3
 
 
+class SourceText:
+    """One evidence text for :func:`support_in`, analysed only as far as a claim asks.
+
+    :func:`support` wants the evidence's terms and characters as sets; for a
+    long source message that is a string per character, most of which no
+    claim ever asks about. A CJK bigram or character of a claim is looked up
+    in the normalised text instead (a substring test); only Latin stems need
+    a set, built on first use.
+    """
+
+    __slots__ = ("_stems", "text")
+
+    def __init__(self, text: str):
+        self.text = normalize(text)
+        self._stems: frozenset[str] | None = None
+
+    @property
+    def stems(self) -> frozenset[str]:
+        if self._stems is None:
+            self._stems = _latin_terms(self.text)
+        return self._stems
+
+
+def _has_lone_char(text: str, char: str) -> bool:
+    """Does ``char`` (a CJK character) stand alone in ``text``, between two non-CJK characters?"""
+    i = text.find(char)
+    while i >= 0:
+        if (i == 0 or not _is_cjk(text[i - 1])) and (i + 1 == len(text) or not _is_cjk(text[i + 1])):
+            return True
+        i = text.find(char, i + 1)
+    return False
+
+
+def _is_cjk(ch: str) -> bool:
+    return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
+
+
+def _latin_terms(normalized: str) -> frozenset[str]:
+    """The Latin stems :func:`_terms` puts in a normalised text's terms."""
+    if not _HAS_LATIN.search(normalized):
+        return frozenset()
+    words = set(_LATIN_WORD.findall(normalized))
+    words.difference_update(STOPWORDS)
+    return frozenset([w if w[-1] not in _STEMMABLE_LAST else stem(w) for w in words if len(w) >= 3])
+
+
+def support_in(claim: str, sources: list[SourceText], *, ignore: re.Pattern[str] | None = None) -> float | None:
+    """:func:`support` of ``claim`` against the source texts joined by line breaks, the same value.
+
+    No term crosses a line break, so a term of the claim is in the joined
+    evidence exactly when one source has it: a CJK bigram as a substring
+    (two adjacent CJK characters are inside one run), a lone CJK character
+    as a run of its own, a Latin stem in the source's stems; a CJK character
+    as a substring.
+    """
+    if ignore is not None:
+        claim = ignore.sub(" ", claim)
+    normalized = normalize(claim)
+    bigrams: set[str] = set()
+    singles: set[str] = set()
+    for run in _CJK_RUN.findall(normalized):
+        if len(run) > 1:
+            bigrams.update(map(operator.add, run, run[1:]))
+        elif run not in _CJK_FUNCTION_CHARS:
+            singles.add(run)
+    stems = _latin_terms(normalized)
+    total = len(bigrams) + len(singles) + len(stems)  # disjoint: 2 CJK, 1 CJK, ASCII
+    if not total:
+        return None
+    # One string: no bigram or character holds a line break, and a lone
+    # character stays alone next to one (CJK neighbours only count).
+    joined = sources[0].text if len(sources) == 1 else "\n".join([source.text for source in sources])
+    found = sum(map(joined.__contains__, bigrams))
+    if singles:
+        found += sum(1 for c in singles if _has_lone_char(joined, c))
+    if stems:
+        evidence_stems = (sources[0].stems if len(sources) == 1
+                          else frozenset().union(*[source.stems for source in sources]))
+        found += len(stems & evidence_stems)
+    term_ratio = found / total
+    claim_chars = _chars(normalized)
+    if not claim_chars:
+        return term_ratio
+    char_ratio = sum(map(joined.__contains__, claim_chars)) / len(claim_chars)
+    latin_only = not has_cjk(claim)
+    return term_ratio if latin_only else (2 * term_ratio + char_ratio) / 3
+
+
 def strip_specifics(text: str) -> str:
     """``text`` with paths, hashes, versions, numbers, identifiers and inline code blanked out."""
     return _SPECIFICS.sub(" ", text)
@@ -324,10 +412,11 @@ class View:
 
     ``folded``: :func:`fold` of the text; ``runs``: its maximal runs of word
     characters (a CJK run counts, as for ``\\b``); ``pairs``: consecutive
-    runs; ``has_digit``: any Unicode digit. Get one through :func:`view`.
+    runs; ``has_digit``: any Unicode digit; ``stripped``: the text without
+    its specifics. Get one through :func:`view`.
     """
 
-    __slots__ = ("_digit", "_pairs", "_runs", "folded", "text")
+    __slots__ = ("_digit", "_pairs", "_runs", "_stripped", "folded", "text")
 
     def __init__(self, text: str):
         self.text = text
@@ -335,6 +424,14 @@ class View:
         self._runs: list[str] | None = None
         self._pairs: frozenset[tuple[str, str]] | None = None
         self._digit: bool | None = None
+        self._stripped: str | None = None
+
+    @property
+    def stripped(self) -> str:
+        """:func:`strip_specifics` of the text (the gates share one copy)."""
+        if self._stripped is None:
+            self._stripped = strip_specifics(self.text)
+        return self._stripped
 
     def _run_list(self) -> list[str]:
         if self._runs is None:
@@ -472,3 +569,54 @@ def _literal_pattern(literals: Iterable[str]) -> re.Pattern[str] | None:
         return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
 
     return re.compile(emit(root))
+
+
+class WordSearch:
+    """``lexicon.compile_words(words)`` searched through the folded text: the same matches, found faster.
+
+    The lexicon pattern (``re.IGNORECASE`` and ``\\b``) gives the regex engine
+    no literal to skip ahead to, so it tries its trie at every character. A
+    lexicon match always starts where a folded entry starts in the folded
+    text, so a case-sensitive scan for the entries finds the candidate
+    positions (with the engine's prefilter), and the lexicon pattern is
+    tried only there (``match`` at that position; a word boundary still
+    looks at the character before it). The first position where it matches
+    is the one ``search`` would find, with the same match. A list with an
+    entry :func:`fold` is not checked for falls back to the plain pattern.
+    """
+
+    __slots__ = ("_literals", "pattern")
+
+    def __init__(self, words: Iterable[str]):
+        entries = [w.strip() for w in words if w.strip()]
+        self.pattern = lexicon.compile_words(entries)
+        self._literals: re.Pattern[str] | None = None
+        if entries and all(map(foldable, entries)):
+            from memvet.rules._wordmatch import literal_trie
+
+            self._literals = re.compile(literal_trie({fold(w) for w in entries}))
+
+    def search(self, text: str, folded: str | None = None) -> re.Match[str] | None:
+        """``pattern.search(text)``; ``folded`` is ``fold(text)`` when the caller has it."""
+        pattern = self.pattern
+        if pattern is None:
+            return None
+        literals = self._literals
+        if literals is None:
+            return pattern.search(text)
+        if folded is None:
+            folded = fold(text)
+        candidate = literals.search(folded)
+        while candidate is not None:
+            start = candidate.start()
+            found = pattern.match(text, start)
+            if found is not None:
+                return found
+            candidate = literals.search(folded, start + 1)
+        return None
+
+    def mask(self, text: str, folded: str | None = None) -> str:
+        """``mask(pattern, text)``: the text itself when no entry can be in it."""
+        if self.pattern is None or self.search(text, folded) is None:
+            return text
+        return mask(self.pattern, text)

@@ -80,17 +80,19 @@ class _Gate(Rule):
         content = memory.get("content")
         if not isinstance(content, str) or not content or content.isspace() or memory.get("type") in self.skip_types:
             return ()
-        if not self.may_fail(_text.view(ctx, content), memory):
+        view = _text.view(ctx, content)
+        if not self.may_fail(view, memory):
             return ()
-        problem = self.problem(content, memory)
+        problem = self.problem(content, memory, view)
         return [Finding(problem, path="/content")] if problem else ()
 
     def may_fail(self, view: _text.View, memory: dict[str, Any]) -> bool:
         """False only when :meth:`problem` is sure to return None (a cheap early exit)."""
         return True
 
-    def problem(self, content: str, memory: dict[str, Any]) -> str | None:  # pragma: no cover
-        raise NotImplementedError
+    def problem(self, content: str, memory: dict[str, Any], view: _text.View | None = None) -> str | None:
+        """The failure message, or None. ``view`` is the content's shared view (made when not given)."""
+        raise NotImplementedError  # pragma: no cover
 
 
 def _compile(words: list[str]) -> re.Pattern[str] | None:
@@ -167,21 +169,20 @@ class StrippingTest(_Gate):
         super().__init__(options)
         o = self.options
         self._change = _compile(o.change_verbs)
-        self._keep = _compile(o.keep_markers)
-        self._not_keep = _compile(o.not_keep)
+        self._keep = _text.WordSearch(o.keep_markers)
+        self._not_keep = _text.WordSearch(o.not_keep)
         # The change verb is searched in the stripped text: "derived".
         self._may_change = _text.Trigger(o.change_verbs, derived=True)
 
     def may_fail(self, view: _text.View, memory: dict[str, Any]) -> bool:
         return self._may_change.hit(view)
 
-    def problem(self, content: str, memory: dict[str, Any]) -> str | None:
-        stripped = _text.strip_specifics(content)
+    def problem(self, content: str, memory: dict[str, Any], view: _text.View | None = None) -> str | None:
+        stripped = (view or _text.View(content)).stripped  # shared with G003
         change = self._change.search(stripped) if self._change is not None else None
         if change is None:
             return None
-        rest = _text.mask(self._not_keep, stripped)
-        if self._keep is not None and self._keep.search(rest):
+        if self._keep.search(self._not_keep.mask(stripped)):
             return None
         return (f"a change log ({change.group(0)!r}): once names, files, commits and numbers are removed nothing "
                 "guides a later action; git history already holds it (keep it only with its reason or lesson)")
@@ -292,8 +293,8 @@ class OneTimeTest(_Gate):
         self._outcome = _compile(o.outcomes)
         self._progress = _compile(o.progress)
         self._state = _compile(o.state_words)
-        self._keep = _compile(o.keep_markers)
-        self._not_keep = _compile(o.not_keep)
+        self._keep = _text.WordSearch(o.keep_markers)
+        self._not_keep = _text.WordSearch(o.not_keep)
         measure = _compile(o.measurements)
         self._measure = (re.compile(rf"(?:{measure.pattern})[^\d\n。；;]{{0,12}}\d", re.IGNORECASE)
                          if measure is not None else None)
@@ -309,11 +310,17 @@ class OneTimeTest(_Gate):
         self._may_read = (re.compile("(?:" + "|".join(map(re.escape, free)) + r")[^\d\n。；;]{0,12}\d")
                           if free else None)
         self._may_state = _text.Trigger(o.state_words)
+        # All the word triggers above as one (a hit of any is a hit of this one): a
+        # clean memory costs one trigger and the reading pattern instead of five.
+        self._may_any = _text.Trigger(o.point_in_time + o.as_it_stands + o.progress + o.state_words + latin)
 
     def may_fail(self, view: _text.View, memory: dict[str, Any]) -> bool:
         text = view.text
         if "```" in text or "~~~" in text:
             return True  # fenced blocks: the prose is not the content; judge it fully
+        if not self._may_any.hit(view) and not self._read_always and (
+                self._may_read is None or self._may_read.search(view.folded) is None):
+            return False  # no trigger below can hit
         # Without fences the prose is the content. Each failure needs one of:
         if self._may_when.hit(view):  # a time marker (snapshots)
             return True
@@ -327,7 +334,7 @@ class OneTimeTest(_Gate):
         return (self._read_always or self._may_measure.hit(view)
                 or (self._may_read is not None and self._may_read.search(view.folded) is not None))
 
-    def problem(self, content: str, memory: dict[str, Any]) -> str | None:
+    def problem(self, content: str, memory: dict[str, Any], view: _text.View | None = None) -> str | None:
         prose = _prose(content)
         if self._state is not None and (m := self._state.search(prose)) and _dump_share(content) >= 0.5:
             return (f"a point-in-time state dump ({m.group(0)!r} followed by raw output); it is stale as soon as "
@@ -337,7 +344,10 @@ class OneTimeTest(_Gate):
         shape = self._shape(prose, memory)
         if shape is None:
             return None
-        if self._keep is not None and self._keep.search(_text.mask(self._not_keep, prose)):
+        # Without fences the prose is the content, whose folded copy the view has.
+        folded = view.folded if view is not None and prose is content else None
+        rest = self._not_keep.mask(prose, folded)
+        if self._keep.search(rest, folded if rest is prose else None):
             return None
         return shape
 
@@ -382,8 +392,8 @@ _LOCATED = re.compile(
 
 # What _SEE_EN and _LOCATED need, as whole words of the folded text (see _text.Trigger).
 _SEE_EN_WORDS = frozenset({"see", "cf"})
-_LOCATED_EN_PAIRS = frozenset((verb, prep) for verb in ("is", "are", "live", "lives", "sit", "sits", "kept", "stored")
-                              for prep in ("in", "under", "at"))
+_LOCATED_VERBS = frozenset(("is", "are", "live", "lives", "sit", "sits", "kept", "stored"))
+_LOCATED_EN_PAIRS = frozenset((verb, prep) for verb in _LOCATED_VERBS for prep in ("in", "under", "at"))
 _LOCATED_ZH_HINT = re.compile(r"[在于]\s?`?[a-z0-9_.-]")
 
 
@@ -456,8 +466,8 @@ class ProvenanceTest(_Gate):
         o = self.options
         self._pointer = _compile(o.pointer_phrases)
         self._source = _compile(o.source_words)
-        self._explain = _compile(o.explanation_markers)
-        self._not_explain = _compile(o.not_explanation)
+        self._explain = _text.WordSearch(o.explanation_markers)
+        self._not_explain = _text.WordSearch(o.not_explanation)
         self._may_point = _text.Trigger(o.pointer_phrases)
 
     def may_fail(self, view: _text.View, memory: dict[str, Any]) -> bool:
@@ -465,7 +475,7 @@ class ProvenanceTest(_Gate):
         return (self._may_point.hit(view) or "见" in view.text or not _SEE_EN_WORDS.isdisjoint(view.runs)
                 or not _LOCATED_EN_PAIRS.isdisjoint(view.pairs) or _LOCATED_ZH_HINT.search(view.folded) is not None)
 
-    def problem(self, content: str, memory: dict[str, Any]) -> str | None:
+    def problem(self, content: str, memory: dict[str, Any], view: _text.View | None = None) -> str | None:
         pointer = ((self._pointer.search(content) if self._pointer is not None else None)
                    or _SEE_ZH.search(content) or _SEE_EN.search(content) or _LOCATED.search(content))
         if pointer is None:
@@ -474,8 +484,8 @@ class ProvenanceTest(_Gate):
         if source is None:
             return None
         # Explanations are judged on the prose, without the quoted names and paths.
-        rest = _text.mask(self._not_explain, _text.strip_specifics(content))
-        if self._explain is not None and self._explain.search(rest):
+        rest = self._not_explain.mask((view or _text.View(content)).stripped)  # shared with G001
+        if self._explain.search(rest):
             return None
         return (f"it only says where to look ({pointer.group(0).strip()!r} {source.group(0)!r}) or restates what "
                 "the repository already says; grep or git show gets it back -- keep only what needs explaining")

@@ -25,11 +25,15 @@ These are heuristics over word classes and structure. Where a question needs
 judgment (is this basis *really* supported? is this advice *really*
 operable?) the rule says so; an optional LLM judge can back it later.
 
-Speed: the M rules cannot declare ``types`` (they must keep judging a
-method an earlier M rule downgraded), so each returns at once unless the
-LLM emitted a method, then asks :meth:`_MethodRule.may_fail` -- a cheap
-test over the memory's shared :class:`~memvet.rules._text.View` that is
-False only when its question cannot fail -- before any real analysis.
+Speed: the M rules declare ``types = {"work_method"}``. The engine
+dispatches memory rules on the type the LLM EMITTED (``ctx.original``), so
+a method that M001 downgraded still meets M002-M005 (tested), and the rules
+are never called on the other types. Each still checks ``ctx.original``
+itself (a caller may call ``check()`` directly), then asks
+:meth:`_MethodRule.may_fail` -- a cheap test over the memory's shared
+:class:`~memvet.rules._text.View` that is False only when its question
+cannot fail -- before any real analysis. M005 reads each source message
+once per batch (``ctx.memo``), not once per memory that cites it.
 """
 
 from __future__ import annotations
@@ -106,6 +110,8 @@ class _MethodRule(Rule):
     """Shared plumbing: run only on memories the LLM typed as work_method."""
 
     target = "memory"
+    #: The engine matches ``types`` against the type the LLM emitted, as ``check`` does.
+    types = frozenset({METHOD})
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         # A plain function, not a generator: most memories are not methods.
@@ -521,19 +527,40 @@ _CONCRETE_TOKEN = re.compile(
 
 # --- M005 -------------------------------------------------------------------------
 
-_BASIS = re.compile(
+_BASIS_PATTERN = (
     r"(?:依据|根据|理由|原因)\s*[:：]\s*(?P<a>[^）)\n]{1,400})"
     r"|\(\s*(?:basis|reason|rationale)\s*:\s*(?P<b>[^)\n]{1,400})\)"
     r"|(?:basis|reason|rationale)\s*:\s*(?P<c>[^.;\n]{1,400})"
     r"|(?:因为|由于|理由是|原因是)(?P<d>[^。；;！？!?\n]{1,300})"
-    r"|\b(?:because|since|as\s+otherwise|due\s+to)\b(?P<e>[^.;!?\n]{1,300})",
-    re.IGNORECASE)
+    r"|\b(?:because|since|as\s+otherwise|due\s+to)\b(?P<e>[^.;!?\n]{1,300})")
+_BASIS = re.compile(_BASIS_PATTERN, re.IGNORECASE)
+#: _BASIS for the text _text.fold() lower-cased (same length, same word
+#: boundaries): the same matches at the same offsets, without re.IGNORECASE,
+#: which makes the regex engine fold every character it compares.
+_FOLDED_BASIS = re.compile(_BASIS_PATTERN)
 
 # What _BASIS needs, for MethodUnsupportedBasis.may_fail: a basis word (whole
 # words where _BASIS has \b), or an English label before a colon.
 _MAY_STATE_BASIS = _text.Trigger(["依据", "根据", "理由", "原因", "因为", "由于", "because", "since", "as otherwise",
                                   "due to"])
 _BASIS_LABEL = re.compile(r"(?:basis|reason|rationale)\s*:")
+
+
+def _may_state_basis(content: str, v: _text.View) -> bool:
+    """False only when _BASIS cannot match ``content`` (``v`` is its view)."""
+    return _MAY_STATE_BASIS.hit(v) or (":" in content and _BASIS_LABEL.search(v.folded) is not None)
+
+
+def stated_bases(content: str, folded: str | None = None) -> list[str]:
+    """The basis clauses of ``content`` (依据：…, 因为…, "basis: …", "because …"), as written there.
+
+    ``folded`` is ``_text.fold(content)`` when the caller has it (a view does).
+    """
+    if folded is None:
+        folded = _text.fold(content)
+    # Each alternative of the pattern holds exactly one group: the last matched is the clause.
+    return [content[m.start(m.lastindex):m.end(m.lastindex)] for m in _FOLDED_BASIS.finditer(folded)]
+
 
 _QUESTION = re.compile(r"[?？]\s*$|^(?:what|how|which|why|should|do|does|is|are|can|could|would)\b|"
                        r"吗[？?。]?\s*$|呢[？?。]?\s*$|怎么|如何|是否|你觉得|你看|有什么办法|what do you think",
@@ -606,30 +633,38 @@ class MethodUnsupportedBasis(_MethodRule):
         self._positions = lexicon.compile_words(o.user_position)
         self._meta = lexicon.compile_words(o.meta_words)
         self._may_attribute = _text.Trigger(o.user_position)
+        self._may_mention_meta = _text.Trigger(o.meta_words)
 
     def may_fail(self, content: str, ctx: Any) -> bool:
         # A failure needs a user position or a stated basis (what _BASIS needs).
         v = _text.view(ctx, content)
-        return (self._may_attribute.hit(v) or _MAY_STATE_BASIS.hit(v)
-                or (":" in content and _BASIS_LABEL.search(v.folded) is not None))
+        return self._may_attribute.hit(v) or _may_state_basis(content, v)
 
     def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
-        sources = ctx.sources(memory)
-        position = self._positions.search(content) if self._positions is not None else None
+        v = _text.view(ctx, content)
+        # Each regex runs only when its trigger says it can match (the view is shared).
+        position = (self._positions.search(content)
+                    if self._positions is not None and self._may_attribute.hit(v) else None)
         if position is not None:
-            users = [m for m in sources if m.role == "user"]
+            users = [m for m in ctx.sources(memory) if m.role == "user"]
             if not users:
                 return (f"it attributes a position to the user ({position.group(0)!r}) but no user message is "
                         "among its sources; record what happened as a work_fact")
-            if all(_is_question(m.content) for m in users):
+            if all(_asks_only(m, ctx) for m in users):
                 return (f"it attributes a position to the user ({position.group(0)!r}) but the user only asked; "
                         "the position is someone else's")
-        bases = self._bases(content)
+        if not _may_state_basis(content, v):
+            return None
+        bases = stated_bases(content, v.folded)
         if not bases:
             return None
-        evidence = _evidence(sources, ctx)
+        evidence = _evidence(ctx.sources(memory), ctx)
         for basis in bases:
-            score = _text.support(basis, *evidence, ignore=self._meta)
+            # support(ignore=meta) masks the meta words first; the mask runs only where one can be.
+            claim = basis
+            if self._meta is not None and self._may_mention_meta.hit(_text.View(basis)):
+                claim = self._meta.sub(" ", basis)
+            score = _text.support_in(claim, evidence)
             if score is not None and score < self.options.min_support:
                 return (f"the stated basis {basis.strip()[:60]!r} is not found in the source messages "
                         f"(support {score:.2f}); a reason may not be invented")
@@ -637,7 +672,7 @@ class MethodUnsupportedBasis(_MethodRule):
 
     @staticmethod
     def _bases(content: str) -> list[str]:
-        return [next(g for g in m.groups() if g) for m in _BASIS.finditer(content)]
+        return stated_bases(content)
 
 
 _AFTER_SENTENCE_END = re.compile(r"(?<=[。！!？?\n])")
@@ -648,19 +683,29 @@ def _is_question(text: str) -> bool:
     return bool(parts) and all(_QUESTION.search(p.strip()) for p in parts)
 
 
-_EVIDENCE = "memvet.rules.method.evidence"
+# Per-message analyses are kept on the batch (``ctx.memo``), keyed by the message
+# object the batch holds: a message cited by several memories is read once.
+_ASKS_ONLY = "memvet.rules.method.asks-only"
+_TERMS = "memvet.rules.method.terms"
+_EVIDENCE_ROLES = ("user", "assistant", "tool")
 
 
-def _evidence(sources: list[Any], ctx: Any = None) -> tuple[frozenset[str], frozenset[str]]:
-    """Terms and characters of the source messages; once per text and ``validate()`` call."""
-    text = "\n".join(m.content for m in sources if m.role in ("user", "assistant", "tool"))
-    scratch = getattr(ctx, "scratch", None)
-    if scratch is None:
-        return _text.terms_and_chars(text)
-    cache = scratch.get(_EVIDENCE)
-    if cache is None:
-        cache = scratch[_EVIDENCE] = {}
-    found = cache.get(text)
+def _per_message(ctx: Any, tag: str, message: Any, compute: Any) -> Any:
+    memo = getattr(getattr(ctx, "batch", None), "memo", None)
+    if memo is None:
+        return compute(message.content)
+    key = (tag, id(message))
+    found = memo.get(key)
     if found is None:
-        found = cache[text] = _text.terms_and_chars(text)
+        found = memo[key] = compute(message.content)
     return found
+
+
+def _asks_only(message: Any, ctx: Any) -> bool:
+    """Does the message only ask (every sentence a question)?"""
+    return _per_message(ctx, _ASKS_ONLY, message, _is_question)
+
+
+def _evidence(sources: list[Any], ctx: Any = None) -> list[_text.SourceText]:
+    """The source messages (user, assistant, tool) as evidence for ``_text.support_in``, once per message."""
+    return [_per_message(ctx, _TERMS, m, _text.SourceText) for m in sources if m.role in _EVIDENCE_ROLES]

@@ -35,7 +35,7 @@ from typing import Any, Callable, Iterator
 
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules import _text, lexicon
-from memvet.rules._wordmatch import literal_trie, option_matcher
+from memvet.rules._wordmatch import any_substring, literal_trie, option_matcher
 
 # --- shared redaction machinery ------------------------------------------------------
 
@@ -92,9 +92,9 @@ class DetectorSet:
     the regex engine tries one branch per position, not one per needle.
     """
 
-    __slots__ = ("detectors", "_needles", "_by_needle", "_always")
+    __slots__ = ("detectors", "_needles", "_by_needle", "_always", "_any_needle")
 
-    def __init__(self, detectors: tuple[Detector, ...]):
+    def __init__(self, detectors: tuple[Detector, ...], *, extra_needles: tuple[str, ...] = ()):
         self.detectors = detectors
         self._by_needle: dict[str, list[int]] = {}
         for i, d in enumerate(detectors):
@@ -102,12 +102,21 @@ class DetectorSet:
                 self._by_needle.setdefault(n.lower(), []).append(i)
         self._always = [i for i, d in enumerate(detectors) if not d.needles]
         self._needles = re.compile(literal_trie(self._by_needle)) if self._by_needle else None
+        # Existence only, anchored on rare characters (see _wordmatch.any_substring):
+        # the test every clean scene pays. ``extra_needles`` (lower-case) let a rule
+        # fold its own cheap conditions into the same pass.
+        self._any_needle = any_substring({*self._by_needle, *extra_needles}) if self._by_needle else None
 
-    def may_match_any(self, text: str) -> bool:
-        """False when no detector is a candidate for ``text`` (so :func:`redact` finds nothing)."""
-        if self._needles is None:
+    def may_match_any(self, text: str, lowered: str | None = None) -> bool:
+        """False when no detector (and no extra needle) is a candidate for ``text``.
+
+        ``lowered`` is ``text.lower()`` when the caller has it already.
+        """
+        if self._any_needle is None:
             return bool(self.detectors)
-        return bool(self._always) or self._needles.search(text.lower()) is not None
+        if self._always:
+            return True
+        return self._any_needle.search(text.lower() if lowered is None else lowered) is not None
 
     def candidates(self, text: str) -> list[Detector]:
         """The detectors that can match ``text``, in their order."""
@@ -173,15 +182,22 @@ class _Redacting(Rule):
         """
         return True
 
+    def may_hold_scene(self, joined: str, ctx: Any) -> bool:
+        """:meth:`may_hold` of a scene's text joined (``ctx`` gives access to shared per-call values)."""
+        return self.may_hold(joined)
+
     def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
-        may_hold = self.may_hold
         # One prefilter pass over all the scene's text: a clean scene (the usual case)
         # costs one search, not one per field. The prefilters are searches for
         # literals and unanchored patterns, so a field that could hold something
         # makes the joined text pass too.
-        texts = _scene_texts(scene)
-        if texts is not None and not may_hold("\n".join(texts)):
-            return
+        joined = _joined_scene_text(scene, ctx)
+        if joined is not None and not self.may_hold_scene(joined, ctx):
+            return ()
+        return self._check(scene, ctx)
+
+    def _check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        may_hold = self.may_hold
         for key in ("new_scene_name", "new_scene_reason", "scene_name"):
             value = scene.get(key)
             if isinstance(value, str) and may_hold(value):
@@ -252,6 +268,26 @@ def _scene_texts(scene: dict[str, Any]) -> list[str] | None:
                     elif isinstance(value, (list, dict)):
                         return None
     return texts
+
+
+_SCENE_TEXT = "memvet.rules.privacy.scene-text"
+
+
+def _joined_scene_text(scene: dict[str, Any], ctx: Any) -> str | None:
+    """The scene's texts (:func:`_scene_texts`) joined by newlines; once per call for P001 and P002.
+
+    Kept in ``ctx.scratch`` with the scene object it was built from: a fix
+    replaces the scene (copy-on-write), and then it is built again.
+    """
+    scratch = getattr(ctx, "scratch", None)
+    hit = scratch.get(_SCENE_TEXT) if scratch is not None else None
+    if hit is not None and hit[0] is scene:
+        return hit[1]
+    texts = _scene_texts(scene)
+    joined = None if texts is None else "\n".join(texts)
+    if scratch is not None:
+        scratch[_SCENE_TEXT] = (scene, joined)
+    return joined
 
 
 def _escape(token: str) -> str:
@@ -453,8 +489,10 @@ class Secret(_Redacting):
     def detectors(self) -> DetectorSet:
         found = self.__dict__.get("_detectors")
         if found is None:
+            # "private key" stands for _PrivateKeys' "PRIVATE KEY", so one pass tests both.
             found = self.__dict__["_detectors"] = DetectorSet(
-                _PROVIDER_DETECTORS + _assignment_detector(tuple(self.options.keywords)))
+                _PROVIDER_DETECTORS + _assignment_detector(tuple(self.options.keywords)),
+                extra_needles=("private key",))
         return found
 
     def scan(self, text: str) -> tuple[str, list[tuple[str, str]]]:
@@ -463,7 +501,8 @@ class Secret(_Redacting):
         return text, keys + found
 
     def may_hold(self, text: str) -> bool:
-        return "PRIVATE KEY" in text or self.detectors().may_match_any(text)
+        # The needles hold "private key": "PRIVATE KEY" in the text passes too.
+        return self.detectors().may_match_any(text)
 
 
 # --- P002 ----------------------------------------------------------------------------
@@ -555,6 +594,12 @@ _LONG_NUMBER_LENGTH = 13
 _DIGIT_CLUSTER = re.compile(r"\d(?:\D{0,2}\d){6}")
 _PHONE_WORD = re.compile(r"(?i:电话|手机|联系方式|phone|mobile|tel)")
 _PHONE_REACH = 6 + 8
+# Weaker and cheaper than the windows of PersonalData.may_hold: a long number or a
+# phone word anywhere. It starts with a character class (the regex engine skips to
+# digits and the first letters of the words); the lookbehinds re-read that letter.
+_PII_CANDIDATE = re.compile(
+    r"[\d电手联pPmMtT](?:(?<=\d)\d\d[-\s]?\d{4}[-\s]?\d{4}|(?<=电)话|(?<=手)机|(?<=联)系方式"
+    r"|(?<=[pP])(?i:hone)|(?<=[mM])(?i:obile)|(?<=[tT])(?i:el))")
 _MOBILE = re.compile(r"(?<![0-9A-Za-z+])(?:\+?86[-\s]?)?1[3-9]\d(?:[-\s]?\d{4}){2}(?![0-9A-Za-z])")
 _NATIONAL_ID = re.compile(
     r"(?<![0-9A-Za-z])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[0-9Xx](?![0-9A-Za-z])")
@@ -653,6 +698,8 @@ class PersonalData(_Redacting):
         # _PHONE_REACH characters before one. Only those windows are searched.
         if "@" in text:
             return True
+        if _PII_CANDIDATE.search(text) is None:
+            return False  # the common case: one pass that stops only at digits and p/m/t/电/手/联
         for m in _DIGIT_CLUSTER.finditer(text):
             start, end = m.span()
             if _LONG_NUMBER.search(text, start, end + _LONG_NUMBER_LENGTH) is not None:

@@ -8,7 +8,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from functools import reduce
 from itertools import chain, pairwise
+from operator import or_
 from typing import Any, Iterable
 
 from memvet import pointer as jp
@@ -41,28 +43,38 @@ def shingles(text: str) -> frozenset[str]:
 
 
 def similar_pairs(sets: list[frozenset[str]], threshold: float, counter: dict[str, int] | None = None,
-                  max_candidates: int = 64) -> dict[int, tuple[int, float]]:
+                  max_candidates: int = 64, *, all_pairs_up_to: int | None = None) -> dict[int, tuple[int, float]]:
     """For each set, its most similar EARLIER set with Jaccard >= ``threshold``.
 
-    Prefix filtering (an exact all-pairs similarity join): with every set
-    sorted by a global order (rarest shingle first), two sets whose Jaccard
-    reaches ``t`` share at least one shingle among the first
-    ``|s| - ceil(t*|s|) + 1`` of each. Only sets that share such a prefix
-    shingle are compared, so a large output is not compared pair by pair.
-    ``counter["compared"]`` (when given) counts the exact comparisons made.
+    The answer of the plain all-pairs scan -- the highest score, on a tie the
+    most recent earlier set -- with linear work, in three steps:
 
-    Template-like outputs (hundreds of memories sharing most of their
-    wording) would still make every pair a candidate, so each set is
-    compared with at most ``max_candidates`` earlier sets (the most recent
-    ones first): the work stays linear in the size of the output.
+    1. *Eligibility* (exact): a pair reaching ``t`` shares at least
+       ``ceil(t * |s|)`` shingles of each set, so a set with fewer shingles
+       that occur in any other set is in no pair. Most outputs stop here or
+       keep a few sets.
+    2. *Few eligible sets* (up to ``max_candidates + 1``): each is compared
+       with every earlier eligible set, most recent first (the size filter
+       first: ``|s| >= t * |o|``).
+    3. *Many eligible sets*: an exact copy is found by a dict lookup (score
+       1.0, the most recent copy). Otherwise prefix filtering gives the
+       candidates: with every set sorted rarest shingle first, two sets
+       reaching ``t`` share a shingle among the first ``|s| - ceil(t*|s|) + 1``
+       of each. They are taken rarest shingle first, then most recent first,
+       and at most ``max_candidates`` per set: the bound that keeps
+       template-like outputs (hundreds of memories that share most of their
+       wording) linear. While it does not bind, the answer is exact. Before
+       the exact intersection a 256-bit signature (one bit per shared
+       shingle, by its rank modulo 256) rules a candidate out: the bits set
+       in one signature only, plus the shingles no other set has, are a
+       lower bound of the symmetric difference, which a pair reaching ``t``
+       keeps under ``(1-t)/(1+t) * (|s|+|o|)``.
 
-    Speed: a shingle found in one set only is first in that set's order
-    (frequency 1) and can never make a candidate, so only shingles shared
-    by two sets are counted, ranked and indexed -- with set operations and
-    C-level sorts, not a Python loop over every shingle. A set whose
-    prefix holds no shared shingle is skipped whole. The candidates, their
-    order and the result are those of the plain algorithm.
+    ``counter["compared"]`` (when given) counts the exact intersections made;
+    ``all_pairs_up_to`` moves the bound of step 2 (tests).
     """
+    if len(sets) < 2:
+        return {}
     seen_any: set[str] = set()
     shared: set[str] = set()
     for s in sets:
@@ -70,42 +82,106 @@ def similar_pairs(sets: list[frozenset[str]], threshold: float, counter: dict[st
         seen_any.update(s)
     if not shared:
         return {}
-    shared_parts = [s.intersection(shared) for s in sets]
-    frequency = Counter(chain.from_iterable(shared_parts))
+    parts = {}  # eligible set -> its shingles that some other set has
+    for k, s in enumerate(sets):
+        own = s.intersection(shared)
+        if s and len(own) >= math.ceil(threshold * len(s)):
+            parts[k] = own
+    if len(parts) < 2:
+        return {}
+    cap = max(max_candidates, 1)
+    if len(parts) <= (cap + 1 if all_pairs_up_to is None else all_pairs_up_to):
+        return _compare_all(sets, list(parts), threshold, counter)
+    return _compare_candidates(sets, parts, threshold, cap, counter)
+
+
+def _score(s: frozenset[str], o: frozenset[str], counter: dict[str, int] | None) -> float:
+    if counter is not None:
+        counter["compared"] = counter.get("compared", 0) + 1
+    inter = len(s & o)
+    return inter / (len(s) + len(o) - inter)
+
+
+def _compare_all(sets: list[frozenset[str]], eligible: list[int], threshold: float,
+                 counter: dict[str, int] | None) -> dict[int, tuple[int, float]]:
+    best: dict[int, tuple[int, float]] = {}
+    for x in range(1, len(eligible)):
+        k = eligible[x]
+        s = sets[k]
+        n = len(s)
+        found = None
+        for other in reversed(eligible[:x]):  # most recent first: it keeps a tie
+            o = sets[other]
+            m = len(o)
+            if (n < threshold * m) if n <= m else (m < threshold * n):
+                continue  # the size filter: Jaccard cannot reach t
+            score = _score(s, o, counter)
+            if score >= threshold and (found is None or score > found[1]):
+                found = (other, score)
+        if found is not None:
+            best[k] = found
+    return best
+
+
+def _compare_candidates(sets: list[frozenset[str]], parts: dict[int, frozenset[str]], threshold: float,
+                        cap: int, counter: dict[str, int] | None) -> dict[int, tuple[int, float]]:
+    frequency = Counter(chain.from_iterable(parts.values()))
     order = sorted(frequency)  # by shingle, then (stable) by frequency: the (frequency, shingle) order
     order.sort(key=frequency.__getitem__)
     rank = dict(zip(order, range(len(order))))
+    # A 256-bit signature of each set's shared shingles (bit = rank mod 256). The bits
+    # set in one of two signatures only, plus the shingles no other set has, are a
+    # lower bound of the symmetric difference.
+    bit = dict(zip(order, map((1).__lshift__, map((255).__and__, range(len(order))))))
+    slack = (1 - threshold) / (1 + threshold)
     index: dict[str, list[int]] = {}
+    last_copy: dict[frozenset[str], int] = {}
+    signatures: dict[int, int] = {}
     best: dict[int, tuple[int, float]] = {}
-    for k, s in enumerate(sets):
-        if not s:
-            continue
-        size = len(s) - math.ceil(threshold * len(s)) + 1
-        own = shared_parts[k]
-        unique = len(s) - len(own)  # frequency-1 shingles: they come first in the order
-        if unique >= size:
-            continue
-        prefix = sorted(own, key=rank.__getitem__)[: size - unique]
-        seen: set[int] = set()
+    for k, own in parts.items():
+        s = sets[k]
+        n = len(s)
+        unique = n - len(own)
+        # Shingles no other set has come first in the order and never make a candidate.
+        prefix = sorted(own, key=rank.__getitem__)[: len(own) - math.ceil(threshold * n) + 1]
+        copy = last_copy.get(s)
+        last_copy[s] = k
+        if copy is not None:
+            best[k] = (copy, 1.0)  # nothing scores higher; the most recent copy keeps the tie
+        else:
+            found = None
+            sig = -1
+            seen: set[int] = set()
+            for g in prefix:  # rarest shingle first, then the most recent set that has it
+                for other in reversed(index.get(g, ())):
+                    if other in seen:
+                        continue
+                    if len(seen) >= cap:
+                        break
+                    seen.add(other)
+                    o = sets[other]
+                    m = len(o)
+                    if (n < threshold * m) if n <= m else (m < threshold * n):
+                        continue  # the size filter
+                    if sig < 0:
+                        sig = signatures[k] = reduce(or_, map(bit.__getitem__, own), 0)
+                    o_sig = signatures.get(other)
+                    if o_sig is None:
+                        o_sig = signatures[other] = reduce(or_, map(bit.__getitem__, parts[other]), 0)
+                    if (sig ^ o_sig).bit_count() + unique + m - len(parts[other]) > slack * (n + m) + 1e-9:
+                        continue  # more differences than t allows
+                    score = _score(s, o, counter)
+                    if score >= threshold and (found is None or score > found[1]
+                                               or (score == found[1] and other > found[0])):
+                        found = (other, score)  # candidates come in prefix order: a tie goes to the most recent
+            if found is not None:
+                best[k] = found
         for g in prefix:
-            for other in reversed(index.get(g, ())):
-                if other in seen:
-                    continue
-                if len(seen) >= max_candidates:
-                    break
-                seen.add(other)
-                o = sets[other]
-                small, large = sorted((len(s), len(o)))
-                if small < threshold * large:
-                    continue  # the size filter: Jaccard cannot reach t
-                if counter is not None:
-                    counter["compared"] = counter.get("compared", 0) + 1
-                inter = len(s & o)
-                score = inter / (len(s) + len(o) - inter)
-                if score >= threshold and (k not in best or score > best[k][1]):
-                    best[k] = (other, score)
-        for g in prefix:
-            index.setdefault(g, []).append(k)
+            postings = index.get(g)
+            if postings is None:
+                index[g] = [k]
+            else:
+                postings.append(k)
     return best
 
 
@@ -116,9 +192,14 @@ class NearDuplicate(Rule):
         Compares every kept memory with the earlier ones through token
         bigrams (a Chinese character or an English word is a token) and
         flags a pair whose Jaccard similarity reaches ``threshold``. It
-        points at the later memory and names the earlier one. Large outputs
-        are not compared pair by pair: a prefix filter only compares
-        memories that share a rare bigram.
+        points at the later memory and names the most similar earlier one
+        (on a tie, the most recent). Large outputs are not compared pair by
+        pair: a memory with too few bigrams that any other memory has is in
+        no pair, and many candidates go through a prefix filter (only
+        memories that share a rare bigram) and a cheap exact bound. Below
+        ``max_candidates`` the answer is the one of an all-pairs scan; above
+        it, on template-like outputs, only the most promising candidates
+        are compared, which keeps the work linear.
 
         Paraphrases with little shared wording are beyond it; an LLM judge
         can catch those later.
@@ -166,7 +247,8 @@ class NearDuplicate(Rule):
         threshold: float = 0.7
         #: Memories with fewer bigrams than this are too short to judge.
         min_shingles: int = 4
-        #: Most earlier memories one memory is compared with (bounds the work on template-like outputs).
+        #: Most earlier memories one memory is compared with, the most recent first (the same
+        #: scene first): bounds the work on template-like outputs; below it the search is exact.
         max_candidates: int = 64
 
     def check(self, output: Any, ctx: Any) -> Iterable[Finding]:

@@ -6,7 +6,6 @@ import re
 import time
 
 import pytest
-
 from memvet.config import config_from_dict
 from memvet.engine import Engine
 from memvet.errors import ConfigError
@@ -208,64 +207,91 @@ def test_terms_equal_the_plain_definition():
         assert _text.chars(text) == frozenset(_text.cjk_chars(norm)), text
 
 
-def _plain_similar_pairs(sets, threshold, counter=None, max_candidates=64):
-    """The straightforward prefix-filter join (a reference for the optimised one)."""
-    import math
-
-    frequency: dict = {}
-    for s in sets:
-        for g in s:
-            frequency[g] = frequency.get(g, 0) + 1
-    index: dict = {}
+def _all_pairs(sets, threshold):
+    """The plain all-pairs scan: each set's best earlier set (a tie goes to the most recent)."""
     best: dict = {}
     for k, s in enumerate(sets):
-        if not s:
-            continue
-        ordered = sorted(s, key=lambda g: (frequency[g], g))
-        prefix = ordered[: len(s) - math.ceil(threshold * len(s)) + 1]
-        seen: set = set()
-        for g in prefix:
-            for other in reversed(index.get(g, ())):
-                if other in seen:
-                    continue
-                if len(seen) >= max_candidates:
-                    break
-                seen.add(other)
-                o = sets[other]
-                small, large = sorted((len(s), len(o)))
-                if small < threshold * large:
-                    continue
-                if counter is not None:
-                    counter["compared"] = counter.get("compared", 0) + 1
-                inter = len(s & o)
-                score = inter / (len(s) + len(o) - inter)
-                if score >= threshold and (k not in best or score > best[k][1]):
-                    best[k] = (other, score)
-        for g in prefix:
-            index.setdefault(g, []).append(k)
+        for other in range(k - 1, -1, -1):
+            o = sets[other]
+            if not s or not o:
+                continue
+            inter = len(s & o)
+            score = inter / (len(s) + len(o) - inter)
+            if score >= threshold and (k not in best or score > best[k][1]):
+                best[k] = (other, score)
     return best
 
 
-@pytest.mark.parametrize("seed", range(8))
-def test_similar_pairs_equals_the_plain_join(seed):
-    import random
-
-    rng = random.Random(seed)
+def _random_sets(rng):
     words = [f"w{n}" for n in range(rng.choice([6, 12, 40]))]
-    texts = []
+    texts: list[str] = []
     for _ in range(rng.choice([5, 20, 90])):
         if texts and rng.random() < 0.3:  # near copies, exact copies and ties
             base = rng.choice(texts).split()
             texts.append(" ".join(w if rng.random() < 0.8 else rng.choice(words) for w in base))
         else:
             texts.append(" ".join(rng.choice(words) for _ in range(rng.randint(0, 14))))
-    sets = [shingles(t) for t in texts]
+    return [shingles(t) for t in texts]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_similar_pairs_equals_the_all_pairs_scan_below_the_cap(seed):
+    import random
+
+    sets = _random_sets(random.Random(seed))
     for threshold in (0.3, 0.5, 0.7, 1.0):
-        for cap in (1, 3, 64):
-            fast_count: dict = {}
-            plain_count: dict = {}
-            assert similar_pairs(sets, threshold, fast_count, cap) == _plain_similar_pairs(sets, threshold, plain_count, cap)
-            assert fast_count == plain_count
+        expected = _all_pairs(sets, threshold)
+        # A cap above the number of sets never binds, whichever path runs: the exact answer.
+        assert similar_pairs(sets, threshold, max_candidates=len(sets)) == expected
+        assert similar_pairs(sets, threshold, max_candidates=64) == expected if len(sets) <= 65 else True
+        # The prefix-filter path (step 3), forced, with a cap that does not bind: exact as well.
+        counter: dict = {}
+        assert similar_pairs(sets, threshold, counter, max_candidates=len(sets), all_pairs_up_to=1) == expected
+        assert counter.get("compared", 0) <= len(sets) * (len(sets) - 1) // 2
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_similar_pairs_under_a_binding_cap_reports_only_true_pairs(seed):
+    import random
+
+    sets = _random_sets(random.Random(seed))
+    for threshold in (0.5, 0.7, 1.0):
+        expected = _all_pairs(sets, threshold)
+        for cap in (1, 3):
+            found = similar_pairs(sets, threshold, max_candidates=cap)
+            for k, (other, score) in found.items():
+                inter = len(sets[k] & sets[other])
+                assert other < k and score == inter / (len(sets[k]) + len(sets[other]) - inter) >= threshold
+                assert k in expected and score <= expected[k][1]
+            for k, (other, score) in expected.items():
+                if score == 1.0:  # an exact copy is found by lookup, whatever the cap: the most recent one
+                    assert found[k] == (other, 1.0)
+
+
+def test_q001_on_generated_answers_is_the_all_pairs_scan():
+    """The benchmark's answers (template-built, with near copies): Q001 reports the exact answer."""
+    from benchmarks.generate import make_answers
+
+    engine = _engine(["Q001"])
+    checked = 0
+    for answer in make_answers(12, seed=3, scenes=3, memories=20, fault_rate=0.0) + make_answers(
+            2, seed=4, scenes=12, memories=60, fault_rate=0.0):
+        import json
+
+        where, sets = [], []
+        for i, scene in enumerate(json.loads(answer.raw)):
+            for j, memory in enumerate(scene["memories"]):
+                s = shingles(memory["content"])
+                if len(s) >= 4:
+                    where.append(f"/{i}/memories/{j}")
+                    sets.append(s)
+        expected = {where[k]: (where[o], f"similarity {score:.2f}") for k, (o, score) in _all_pairs(sets, 0.7).items()}
+        got = {v.path: v.message for v in engine.validate(answer.raw, answer.context).violations}
+        assert set(got) == set(expected)
+        for path, (earlier, score) in expected.items():
+            assert f"says the same as {earlier} " in got[path] and score in got[path]
+        checked += len(expected)
+    assert checked > 0  # the generator does make near copies
 
 
 def test_shingles_are_token_bigrams():
@@ -288,8 +314,44 @@ def test_near_duplicate_prefix_filter_compares_few_pairs():
 def test_near_duplicate_work_is_bounded_on_template_outputs():
     sets = [shingles(f"服务 {k} 的缓存键必须带租户前缀 tenant{k} 与版本号 v{k}，避免串读") for k in range(2000)]
     counter: dict[str, int] = {}
-    similar_pairs(sets, 0.7, counter, max_candidates=64)
-    assert 0 < counter["compared"] <= 2000 * 64
+    found = similar_pairs(sets, 0.7, counter, max_candidates=64)
+    assert counter.get("compared", 0) <= 2000 * 64
+    expected = _all_pairs(sets, 0.7)
+    assert all(k in expected and score <= expected[k][1] for k, (_, score) in found.items())
+
+
+def test_near_duplicate_is_linear_on_template_outputs():
+    """Hundreds of memories from a few templates (the scaling benchmark's shape): 10x the memories, ~10x the time."""
+    import random
+
+    rng = random.Random(5)
+    modules = [f"模块{n}" for n in range(16)]
+    facts = ["请求超时是 30 秒", "重试最多 5 次", "分页大小是 200 条", "日志级别是 WARN", "连接池上限是 64"]
+    reasons = ["否则会重复扣款", "下游高峰期很慢", "旧客户端只认这个格式", "审计要求可追溯"]
+
+    def texts(n):
+        return [shingles(f"{rng.choice(['华东', '华北', '灰度', ''])}{rng.choice(modules)}的{rng.choice(facts)}，"
+                         f"原因是{rng.choice(reasons)}。") for _ in range(n)]
+
+    small, large = texts(200), texts(2000)
+
+    def best_time(sets):
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            found = similar_pairs(sets, 0.7)
+            best = min(best, time.perf_counter() - start)
+        return best, found
+
+    for _ in range(3):  # a busy machine can stall one measurement
+        (t_small, _), (t_large, found) = best_time(small), best_time(large)
+        if t_large <= 15 * t_small + 0.01:
+            break
+    assert t_large <= 15 * t_small + 0.01, (t_small, t_large)
+    # Recall stays: most memories that have a near copy get one reported, and every report is true.
+    expected = _all_pairs(large, 0.7)
+    assert len(found) >= 0.9 * len(expected)
+    assert all(k in expected and score <= expected[k][1] for k, (_, score) in found.items())
 
 
 def test_near_duplicate_finds_the_duplicate_in_a_large_output():
@@ -378,3 +440,139 @@ def _assert_linear(engine: Engine, pattern: str, half: str, full: str) -> None:
             return
     assert t_full < 3.0, f"{pattern}: 100 KB took {t_full:.2f}s"
     assert t_full <= 3.0 * t_half + 0.05, f"{pattern}: 50 KB {t_half:.3f}s, 100 KB {t_full:.3f}s"
+
+
+# --- M rules declare types: dispatch on the EMITTED type --------------------------------------
+
+
+def test_m_rules_declare_the_method_type():
+    from memvet.rules.method import (
+        MethodNotDirective,
+        MethodNotNormative,
+        MethodNotOperable,
+        MethodNotTransferable,
+        MethodUnsupportedBasis,
+    )
+
+    for cls in (MethodNotNormative, MethodNotTransferable, MethodNotDirective, MethodNotOperable,
+                MethodUnsupportedBasis):
+        assert cls.types == frozenset({"work_method"})
+    engine = _engine(["M"])
+    assert not [b for b in engine.by_type["memory"]["work_fact"] if b.code.startswith("M")]
+    assert len([b for b in engine.by_type["memory"]["work_method"] if b.code.startswith("M")]) == 5
+
+
+def test_m002_to_m005_still_fire_after_m001_downgraded_the_method():
+    """M001 turns the method into a fact first; the engine still runs M002-M005 (the EMITTED type)."""
+    narrated = _method("这次排查发现提交 e7d2b90 引入了死锁，原因：数据库连接池太小。")
+    platitude = _method("定位线上问题时综合考虑各种因素。")
+    report = Engine(config_from_dict({})).validate(
+        _output(narrated, platitude), _context(("user", "死锁怎么回事？")))
+    first = [v.code for v in report.violations if v.path.startswith("/0/memories/0") and v.code[0] == "M"]
+    second = [v.code for v in report.violations if v.path.startswith("/0/memories/1") and v.code[0] == "M"]
+    assert first == ["M001", "M002", "M003", "M005"]
+    assert second == ["M001", "M004"]
+    m001 = next(v for v in report.violations if v.code == "M001" and v.path.startswith("/0/memories/0"))
+    assert m001.fix and m001.fix[0] == {"op": "replace", "path": "/0/memories/0/type", "value": "work_fact"}
+    later = [v for v in report.violations if v.code in ("M002", "M003", "M005") and v.path.startswith("/0/memories/0")]
+    assert all(v.fix == [] for v in later)  # already a fact: nothing left to change
+
+
+# --- M005 reads each source message once --------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_support_in_equals_support_of_the_joined_sources(seed):
+    import random
+
+    rng = random.Random(seed)
+    alphabet = list("缓存失效的了是数据库一二三四") + ["abc", "reverted", "reverts", "cache", "the", "x", "ab'",
+                                                  "ＡＢＣ", "⼀", " ", "\n", "，", "。", "1", "v2.1", "İ", "ſ", "用户"]
+    meta = re.compile("用户|cache", re.IGNORECASE)
+    for _ in range(3000):
+        sources = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 25))) for _ in range(rng.randint(0, 3))]
+        claim = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        evidence = [_text.SourceText(t) for t in sources]
+        for ignore in (None, meta):
+            expected = _text.support(claim, *_text.terms_and_chars("\n".join(sources)), ignore=ignore)
+            assert _text.support_in(claim, evidence, ignore=ignore) == expected, (claim, sources)
+
+
+def test_m005_analyses_a_cited_message_once_per_batch():
+    from memvet.rules import method as method_rules
+
+    calls = []
+    real = method_rules._text.SourceText
+
+    class Counting(real):
+        def __init__(self, text):
+            calls.append(text)
+            super().__init__(text)
+
+    memories = [_method(f"处理对账任务时必须先跑校验脚本，因为对账文件{k}可能缺行。") for k in range(6)]
+    context = _context(("user", "对账前先跑校验脚本，对账文件经常缺行。"), ("assistant", "好的。"))
+    method_rules._text.SourceText = Counting
+    try:
+        report = _engine(["M005"]).validate(_output(*memories, n_messages=2), context)
+    finally:
+        method_rules._text.SourceText = real
+    assert sorted(calls) == sorted(["对账前先跑校验脚本，对账文件经常缺行。", "好的。"])
+    assert not report.violations
+
+
+# --- gates: a prefilter-friendly keep scan ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("words", ["keep", "explain", "tricky"])
+def test_word_search_finds_what_the_lexicon_pattern_finds(words):
+    import random
+
+    from memvet.rules import gates as gate_rules
+
+    lists = {"keep": gate_rules.OneTimeTest.Options().keep_markers,
+             "explain": gate_rules.ProvenanceTest.Options().explanation_markers,
+             # shorter entries inside longer ones that continue past a word boundary
+             "tricky": ["due", "due to", "so", "so that", "cap", "capped", "要", "不要紧"]}
+    entries = lists[words]
+    search = _text.WordSearch(entries)
+    pattern = lexicon.compile_words(entries)
+    rng = random.Random(len(entries))
+    pieces = entries + [" ", "x", "_", "9", "，", "İ", "ſ", "K", "DUE", "So", "tO", "的", "\n"]
+    for _ in range(5000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 7)))
+        a, b = pattern.search(text), search.search(text)
+        assert (a and (a.span(), a.group())) == (b and (b.span(), b.group())), text
+        assert search.mask(text) == _text.mask(pattern, text), text
+
+
+def test_word_search_falls_back_for_words_fold_is_not_checked_for():
+    search = _text.WordSearch(["straße"])  # ß: not a character fold() was checked for
+    assert search.search("Die STRASSE") is lexicon.compile_words(["straße"]).search("Die STRASSE") is None
+    assert search.search("die Straße").group(0) == "Straße"
+
+
+def test_gates_share_one_stripped_copy():
+    view = _text.View("utils/format.ts 的 moment 已换成 dayjs 2.1.0")
+    assert view.stripped == _text.strip_specifics(view.text)
+    assert view.stripped is view.stripped
+
+
+def test_gate_early_exits_never_hide_a_failure():
+    """may_fail is False only where problem() finds nothing (generated answers, faulty ones included)."""
+    import json
+
+    from memvet.rules import gates as gate_rules
+
+    from benchmarks.generate import make_answers
+
+    rules = [gate_rules.StrippingTest(), gate_rules.OneTimeTest(), gate_rules.ProvenanceTest()]
+    failures = 0
+    for answer in make_answers(20, seed=9, scenes=3, memories=20, fault_rate=0.5):
+        for scene in json.loads(answer.raw):
+            for memory in scene["memories"]:
+                view = _text.View(memory["content"])
+                for rule in rules:
+                    problem = rule.problem(memory["content"], memory, view)
+                    failures += problem is not None
+                    assert problem is None or rule.may_fail(view, memory), (rule.code, memory["content"])
+    assert failures > 0

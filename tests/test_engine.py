@@ -374,3 +374,108 @@ def test_a_dict_config_is_checked_like_a_file():
     with pytest.raises(ConfigError) as err:
         memvet.validate("[]", CONTEXT, config={"select": ["S"], "colour": True})
     assert err.value.field == "tool.memvet.colour"
+
+
+# --- fast paths of the engine's dispatch, records and contract --------------------------
+
+class ReturnsNothing(Rule):
+    """Finds nothing, as a plain empty tuple or list (test rule)."""
+
+    code, name, target, action = "TST010", "returns-nothing", "memory", "warn"
+    calls = 0
+
+    def check(self, memory, ctx):
+        ReturnsNothing.calls += 1
+        return () if ReturnsNothing.calls % 2 else []
+
+
+class ReturnsList(Rule):
+    """Returns its findings as a list instead of yielding them (test rule)."""
+
+    code, name, target, action = "TST011", "returns-list", "memory", "warn"
+
+    def check(self, memory, ctx):
+        return [Finding("listed", path="/content")] if "list" in memory["content"] else ()
+
+
+class ReturnsNone(Rule):
+    """A broken rule: check() returns None, which is not a collection of findings (test rule)."""
+
+    code, name, target, action = "TST012", "returns-none", "memory", "warn"
+
+    def check(self, memory, ctx):
+        return None
+
+
+FAST_PLUGIN = types.ModuleType("engine_fast_path_plugin")
+FAST_PLUGIN.memvet_rules = hookimpl(lambda: [ReturnsNothing, ReturnsList, ReturnsNone])
+FAST_REGISTRY = build_registry(entry_points=False, plugins=(FAST_PLUGIN,))
+
+
+def test_rules_may_return_empty_or_listed_findings_and_none_still_crashes():
+    eng = Engine(config_from_dict({"select": ["TST"]}), FAST_REGISTRY)
+    report = eng.validate(answer(scene(memory("in a list 部署先迁移"), memory("部署先迁移"))), CONTEXT)
+    assert ReturnsNothing.calls >= 2  # both the () and the [] form were taken
+    assert [(v.code, v.path) for v in report.violations if v.code == "TST011"] == [("TST011", "/0/memories/0/content")]
+    crashes = [v for v in report.violations if v.code == "E001"]
+    assert [v.path for v in crashes] == ["/0/memories/0", "/0/memories/1"]
+    assert all("TST012" in v.message and "NoneType" in v.message for v in crashes)
+
+
+def test_replacing_a_bound_rule_replaces_what_the_engine_calls():
+    # The benchmark wraps rules in a timer by assigning ``bound.rule``; the
+    # engine's cached ``check`` must follow, or the timer would see nothing.
+    eng = engine()
+    seen = []
+
+    class Spy:
+        def __init__(self, rule):
+            self.rule = rule
+
+        def check(self, target, ctx):
+            seen.append(ctx.path)
+            return self.rule.check(target, ctx)
+
+    bound = next(b for b in eng.by_target["memory"] if b.code == "TST001")
+    bound.rule = Spy(bound.rule)
+    report = eng.validate(answer(scene(memory("TODO 部署先迁移"))), CONTEXT)
+    assert seen == ["/0/memories/0"]
+    assert "TST001" in [v.code for v in report.violations]
+
+
+def test_records_do_not_share_values_with_the_output():
+    out = answer(scene(memory("部署先迁移", metadata={"owner": "ops"})))
+    report = engine().validate(out, CONTEXT)
+    record = report.records[0]
+    assert record["metadata"] == report.output[0]["memories"][0]["metadata"]
+    assert record["metadata"] is not report.output[0]["memories"][0]["metadata"]
+    assert record["source_message_ids"] is not out[0]["memories"][0]["source_message_ids"]
+
+
+def test_route_all_routes_like_route_one_record_at_a_time():
+    from memvet.routing import route, route_all
+
+    report = memvet.validate(answer(scene(memory("部署先迁移"), memory("补迁移测试", type="work_task", taskState="open"))),
+                             CONTEXT)
+    bare = [{k: v for k, v in r.items() if k not in ("kind", "namespace", "task_id", "scope", "source",
+                                                        "confirmed_by", "ttl", "status")} for r in report.records]
+    ctx = memvet.engine.RuleContext(memvet.load_context(CONTEXT), Config())
+    one = [route(copy.deepcopy(r), ctx) for r in bare]
+    many = copy.deepcopy(bare)
+    route_all([(r, ctx.sources(r)) for r in many], ctx)
+    assert json.dumps(one, ensure_ascii=False) == json.dumps(many, ensure_ascii=False)
+    assert [r["kind"] for r in many] == ["project_fact", "task_state"]
+
+
+def test_the_contract_fast_path_gives_the_same_answer_in_slices():
+    from memvet.models import ACCEPT_SLICE, Output, accepts
+
+    good = answer(*[scene(memory(f"部署先迁移 {k}")) for k in range(ACCEPT_SLICE * 3 + 1)])
+    assert accepts(good)
+    for where in (0, ACCEPT_SLICE, len(good) - 1):  # a fault in the first, a middle and the last slice
+        bad = copy.deepcopy(good)
+        bad[where]["memories"][0]["priority"] = None
+        assert not accepts(bad)
+        with pytest.raises(Exception):
+            Output.validate_python(bad)
+    assert accepts([]) and not accepts("not a list") and not accepts(None)

@@ -335,3 +335,33 @@ def test_word_matcher_trie_keeps_the_longest_entry_at_each_position(text: str):
     matcher = WordMatcher(words)
     assert list(matcher.finditer(text)) == _reference_word_spans(words, text)
     assert matcher.search(text, lowered=text.lower()) == next(iter(_reference_word_spans(words, text)), None)
+
+
+# --- _wordmatch.any_substring: an existence test anchored on rare characters ----------------
+
+from memvet.rules._wordmatch import any_substring, any_substring_pattern  # noqa: E402
+
+_ANY_ALPHABET = "abkz上面说这个-/_ 。"
+
+
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.text(alphabet=_ANY_ALPHABET, max_size=5), max_size=8), st.text(alphabet=_ANY_ALPHABET, max_size=30))
+def test_any_substring_matches_exactly_when_a_word_occurs(words: list[str], text: str):
+    found = any_substring(words).search(text) is not None
+    assert found == any(w and w in text for w in words), (words, text, any_substring_pattern(words))
+
+
+def test_any_substring_of_every_default_word_list():
+    from memvet.rules import rule_classes
+
+    lists = [w for cls in rule_classes() for f in getattr(cls, "Options").model_fields.values()
+             if isinstance(w := f.default, list) and all(isinstance(x, str) for x in w) and w]
+    assert len(lists) > 10
+    rng = random.Random(5)
+    for words in lists:
+        lowered_words = [w.strip().lower() for w in words if w.strip()]
+        pattern = any_substring(lowered_words)
+        for _ in range(30):
+            text = "".join(rng.choice([rng.choice(lowered_words), rng.choice(lowered_words)[1:], "的", " x", "。"])
+                           for _ in range(rng.randint(0, 5)))
+            assert (pattern.search(text) is not None) == any(w in text for w in lowered_words), (words, text)

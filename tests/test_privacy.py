@@ -250,3 +250,67 @@ def test_p003_batch_gate_keeps_a_quote_cut_at_its_length_limit():
     assert rule._may_hold_injection(message)
     quiet = _Message("user", "From now on always run make lint before pushing.")  # said, not quoted
     assert not rule._may_hold_injection(quiet) and rule._split(quiet)[0] == []
+
+
+# --- the cheap scene prefilters are exact (P001) or weaker (P002) -------------------------
+
+import re  # noqa: E402
+
+from memvet.rules import privacy  # noqa: E402
+from memvet.rules._wordmatch import literal_trie  # noqa: E402
+
+_SECRET_FRAGMENTS = [
+    "sk-", "SK-ANT-", "_live_", "ghp_", "github_pat_", "xox", "AIza", "akia", "ASIA", "aroa", "ltai", "npm_",
+    "hf_", "SG.", "eyJ", "Bearer", "BASIC", "://", "?", "&", "token", "Password", "pass", "word", "secret",
+    "client_", "PRIVATE KEY", "private key", "private_key", "密码", "口令", "令牌", "私钥", "密", "钥", "a", "k",
+    "s", "-", "_", "/", ":", " ", "\n", "İ", "K", "ſ", "x",
+]
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_SECRET_FRAGMENTS), max_size=10).map("".join))
+def test_p001_prefilter_is_the_needle_search_it_replaced(text: str):
+    # Before: "PRIVATE KEY" in the text, or a needle (lower-cased) in the lower-cased text,
+    # through a literal trie. Now: one search anchored on rare characters.
+    detectors = Secret().detectors()
+    needles = re.compile(literal_trie({n.lower() for d in detectors.detectors for n in d.needles}))
+    before = "PRIVATE KEY" in text or needles.search(text.lower()) is not None
+    assert Secret().may_hold(text) == (before or "private key" in text.lower()), text
+
+
+_PII_FRAGMENTS = ["1", "3", "8", "0", "138", "0013", "8000", "-", " ", "  ", "T", "t", "el", "TEL", "phone", "Mobile",
+                  "电话", "手机", "联系方式", "：", "+86", "x", "ı", "İ", "٣", "３", "@"]
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_PII_FRAGMENTS), max_size=14).map("".join))
+def test_p002_candidate_search_is_weaker_than_the_number_windows(text: str):
+    rule = PersonalData()
+    windows = any(
+        privacy._LONG_NUMBER.search(text, m.start(), m.end() + privacy._LONG_NUMBER_LENGTH) is not None
+        or privacy._PHONE_WORD.search(text, max(0, m.start() - privacy._PHONE_REACH), m.end()) is not None
+        for m in privacy._DIGIT_CLUSTER.finditer(text))
+    if windows:
+        assert privacy._PII_CANDIDATE.search(text) is not None, text
+    assert rule.may_hold(text) == ("@" in text or windows), text
+
+
+def test_p002_candidate_first_letters_cover_case_insensitive_matches():
+    # The candidate search starts at p/P, m/M, t/T for (?i:phone|mobile|tel): no other
+    # code point matches those letters case-insensitively.
+    for letter, allowed in (("p", "pP"), ("m", "mM"), ("t", "tT")):
+        pattern = re.compile(f"(?i:{letter})")
+        assert {chr(c) for c in range(0x110000) if pattern.fullmatch(chr(c))} == set(allowed)
+
+
+def test_scene_text_is_shared_between_p001_and_p002_and_rebuilt_after_a_fix():
+    report = memvet.validate(json.dumps([{
+        "new_scene_name": "demo｜keys", "new_scene_reason": "No pool scene covers keys.", "message_ids": ["m1"],
+        "memories": [{"content": "Call the API with token ghp_9fKq2LmZ7xR4tWb8NcE1uVyH3sDj6AoP0gQi; "
+                                 "ops phone 13800138000.", "type": "work_fact", "priority": 80,
+                      "source_message_ids": ["m1"]}]}]),
+        {"messages": [{"id": "m1", "sessionKey": "s", "role": "user", "content": "token and phone"}]})
+    codes = [v.code for v in report.violations]
+    assert "P001" in codes and "P002" in codes
+    content = report.output[0]["memories"][0]["content"]
+    assert "[REDACTED:github-token]" in content and "[REDACTED:phone]" in content

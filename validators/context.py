@@ -147,23 +147,43 @@ class Batch:
     memo: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        messages, background = self.model.messages, self.model.background
+        keys = [(m.sessionKey, m.id) for m in messages]
+        keys += [(m.sessionKey, m.id) for m in background]
+        if len(set(keys)) != len(keys):  # rare: find the first repeat to name it
+            self._raise_duplicate(keys, len(messages))
+        new_by_id = self.new_by_id
+        for m in messages:
+            found = new_by_id.get(m.id)
+            if found is None:
+                new_by_id[m.id] = [m]
+            else:
+                found.append(m)
+        self.background_ids = {m.id for m in background}
+        pool = self.pool
+        for entry in self.model.scenePool:
+            pool[entry.id] = entry.label
+        if len(pool) != len(self.model.scenePool):
+            self._raise_duplicate_scene()
+
+    def _raise_duplicate(self, keys: list[tuple[str, str]], new_count: int) -> None:
         seen: set[tuple[str, str]] = set()
-        for where, messages in (("messages", self.model.messages), ("background", self.model.background)):
-            for i, m in enumerate(messages):
-                if m.key in seen:
-                    raise ContextError(
-                        f"message id {m.id!r} appears twice in session {m.sessionKey!r} "
-                        "(ids must be unique within a sessionKey)",
-                        file=self.source, field=f"/{where}/{i}/id")
-                seen.add(m.key)
-        for m in self.model.messages:
-            self.new_by_id.setdefault(m.id, []).append(m)
-        self.background_ids = {m.id for m in self.model.background}
+        for k, key in enumerate(keys):
+            if key in seen:
+                where, i = ("messages", k) if k < new_count else ("background", k - new_count)
+                raise ContextError(
+                    f"message id {key[1]!r} appears twice in session {key[0]!r} "
+                    "(ids must be unique within a sessionKey)",
+                    file=self.source, field=f"/{where}/{i}/id")
+            seen.add(key)
+
+    def _raise_duplicate_scene(self) -> None:
+        seen: set[str] = set()
         for i, entry in enumerate(self.model.scenePool):
-            if entry.id in self.pool:
+            if entry.id in seen:
                 raise ContextError(f"scene id {entry.id!r} is listed twice",
                                    file=self.source, field=f"/scenePool/{i}/id")
-            self.pool[entry.id] = entry.label
+            seen.add(entry.id)
 
     @property
     def messages(self) -> list[Message]:

@@ -75,10 +75,26 @@ class Scene(_Strict):
 Output = TypeAdapter(list[Scene])
 
 
+#: Scenes validated per call of :data:`Output` (see :func:`accepts`).
+ACCEPT_SLICE = 4
+
+
 def accepts(value: Any) -> bool:
-    """Whether the typed models accept ``value`` (same answer as the JSON Schema)."""
+    """Whether the typed models accept ``value`` (same answer as the JSON Schema).
+
+    A list is validated a few scenes at a time: each scene is validated on its
+    own anyway, and the models built for a slice are freed before the next one,
+    so a 2,000-memory answer costs per memory what a 20-memory one does
+    (validated whole, its ~4,000 live model objects outgrow the CPU caches and
+    the time per memory nearly doubles).
+    """
+    validate = Output.validate_python
     try:
-        Output.validate_python(value)
+        if isinstance(value, list) and len(value) > ACCEPT_SLICE:
+            for start in range(0, len(value), ACCEPT_SLICE):
+                validate(value[start:start + ACCEPT_SLICE])
+        else:
+            validate(value)
     except Exception:
         return False
     return True

@@ -93,19 +93,32 @@ def _message_provenance(m: Any) -> tuple[str | None, str | None, list[str]]:
     return None, None, []
 
 
-def provenance(record: dict[str, Any], ctx: RuleContext) -> tuple[list[str], list[str]]:
-    """``(source, confirmed_by)`` from the roles of the memory's source messages."""
-    messages = ctx.sources(record)
-    source: list[str] = []
-    confirmed: list[str] = []
+def provenance(record: dict[str, Any], ctx: RuleContext,
+               messages: list[Any] | None = None) -> tuple[list[str], list[str]]:
+    """``(source, confirmed_by)`` from the roles of the memory's source messages.
+
+    ``messages``: the record's resolved source messages when the caller has
+    them already (the engine does); else ``ctx.sources(record)``.
+    """
+    return _provenance(record, ctx.sources(record) if messages is None else messages, _tag_memo(ctx))
+
+
+def _tag_memo(ctx: Any) -> dict[int, Any] | None:
     # A message is cited by many memories of its batch: tag it once per batch,
     # keyed by id(): the batch holds its messages, so the ids stay theirs.
     memo = getattr(getattr(ctx, "batch", None), "memo", None)
-    tags_of: dict[int, Any] | None = None
-    if memo is not None:
-        tags_of = memo.get("routing.provenance")
-        if tags_of is None:
-            tags_of = memo["routing.provenance"] = {}
+    if memo is None:
+        return None
+    tags_of = memo.get("routing.provenance")
+    if tags_of is None:
+        tags_of = memo["routing.provenance"] = {}
+    return tags_of
+
+
+def _provenance(record: dict[str, Any], messages: list[Any],
+                tags_of: dict[int, Any] | None) -> tuple[list[str], list[str]]:
+    source: list[str] = []
+    confirmed: list[str] = []
     for m in messages:
         if tags_of is None:
             tags = _message_provenance(m)
@@ -117,7 +130,8 @@ def provenance(record: dict[str, Any], ctx: RuleContext) -> tuple[list[str], lis
             source.append(tags[0])
         elif tags[1]:
             confirmed.append(tags[1])
-        source.extend(tags[2])
+        if tags[2]:
+            source.extend(tags[2])
     meta = record.get("metadata")
     ref = meta.get("artifact_ref") if isinstance(meta, dict) else None
     if isinstance(ref, str) and ref.strip():
@@ -141,15 +155,22 @@ def task_fields(record: dict[str, Any], ctx: Any) -> dict[str, Any]:
     }
 
 
-def _placement(kind: str, task_id: str | None, routing: Any, ctx: Any) -> tuple[str | None, str | None]:
-    """``(namespace, scope)`` of a kind (and task), rendered once per batch: most records share them."""
+def _placement_memo(routing: Any, ctx: Any) -> dict[Any, tuple[str | None, str | None]]:
+    """The batch's cache of rendered ``(namespace, scope)`` per ``(kind, task_id)``, for ``routing``."""
     memo = getattr(getattr(ctx, "batch", None), "memo", None)
     cached = None if memo is None else memo.get("routing.placement")
     if cached is None or cached[0] is not routing:  # a batch may be checked under another config
         cached = (routing, {})
         if memo is not None:
             memo["routing.placement"] = cached
-    rendered = cached[1] if task_id is None or isinstance(task_id, str) else {}  # not a key: remember nothing
+    return cached[1]
+
+
+def _placement(kind: str, task_id: str | None, routing: Any,
+               rendered: dict[Any, tuple[str | None, str | None]]) -> tuple[str | None, str | None]:
+    """``(namespace, scope)`` of a kind (and task), rendered once per batch: most records share them."""
+    if task_id is not None and not isinstance(task_id, str):
+        rendered = {}  # not a key: remember nothing
     key = (kind, task_id)
     found = rendered.get(key)
     if found is None:
@@ -161,16 +182,29 @@ def _placement(kind: str, task_id: str | None, routing: Any, ctx: Any) -> tuple[
 
 def route(record: dict[str, Any], ctx: RuleContext) -> dict[str, Any]:
     """Add the write-layer fields to one record (in place; returns it)."""
-    routing = ctx.config.routing
-    kind = routing.kinds.get(record.get("type", ""), "unknown")
-    task_id = task_id_of(record) if kind == "task_state" else None
-    source, confirmed_by = provenance(record, ctx)
-    record["kind"] = kind
-    record["namespace"], scope = _placement(kind, task_id, routing, ctx)
-    record["task_id"] = task_id
-    record["scope"] = scope
-    record["source"] = source
-    record["confirmed_by"] = confirmed_by
-    record["ttl"] = routing.ttl.get(kind, "none")
-    record["status"] = "active"
+    route_all([(record, ctx.sources(record))], ctx)
     return record
+
+
+def route_all(items: list[tuple[dict[str, Any], list[Any]]], ctx: RuleContext) -> None:
+    """:func:`route` for many ``(record, its source messages)`` of one batch, in place.
+
+    The per-batch caches and the routing tables are looked up once for all.
+    """
+    routing = ctx.config.routing
+    kinds, ttls = routing.kinds, routing.ttl
+    tags_of = _tag_memo(ctx)
+    rendered = _placement_memo(routing, ctx)
+    for record, messages in items:
+        kind = kinds.get(record.get("type", ""), "unknown")
+        task_id = task_id_of(record) if kind == "task_state" else None
+        source, confirmed_by = _provenance(record, messages, tags_of)
+        record["kind"] = kind
+        namespace, scope = _placement(kind, task_id, routing, rendered)
+        record["namespace"] = namespace  # key order is the report's: keep it
+        record["task_id"] = task_id
+        record["scope"] = scope
+        record["source"] = source
+        record["confirmed_by"] = confirmed_by
+        record["ttl"] = ttls.get(kind, "none")
+        record["status"] = "active"
