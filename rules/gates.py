@@ -312,13 +312,17 @@ class OneTimeTest(_Gate):
         self._may_state = _text.Trigger(o.state_words)
         # All the word triggers above as one (a hit of any is a hit of this one): a
         # clean memory costs one trigger and the reading pattern instead of five.
-        self._may_any = _text.Trigger(o.point_in_time + o.as_it_stands + o.progress + o.state_words + latin)
+        # Every shape needs an entry of one of the lists above (or a free
+        # measurement word with its digit): one literal scan of the folded text
+        # rules them all out for a clean memory, before any word runs are made.
+        self._may_any = (None if self._read_always else _text.entry_filter(
+            o.point_in_time + o.as_it_stands + o.progress + o.state_words + latin))
 
     def may_fail(self, view: _text.View, memory: dict[str, Any]) -> bool:
         text = view.text
         if "```" in text or "~~~" in text:
             return True  # fenced blocks: the prose is not the content; judge it fully
-        if not self._may_any.hit(view) and not self._read_always and (
+        if self._may_any is not None and self._may_any.search(view.folded) is None and (
                 self._may_read is None or self._may_read.search(view.folded) is None):
             return False  # no trigger below can hit
         # Without fences the prose is the content. Each failure needs one of:
@@ -395,6 +399,13 @@ _SEE_EN_WORDS = frozenset({"see", "cf"})
 _LOCATED_VERBS = frozenset(("is", "are", "live", "lives", "sit", "sits", "kept", "stored"))
 _LOCATED_EN_PAIRS = frozenset((verb, prep) for verb in _LOCATED_VERBS for prep in ("in", "under", "at"))
 _LOCATED_ZH_HINT = re.compile(r"[在于]\s?`?[a-z0-9_.-]")
+# What _SEE_ZH, _SEE_EN and _LOCATED need, as sources over the folded text
+# (fold() lower-cases like re.IGNORECASE; word boundaries left out: a filter).
+_POINTER_WORDS = ("见", "see", "cf.")
+# _LOCATED's "is/are/live(s)/sit(s)/kept/stored in|under|at" in the folded text, found
+# from the first space after the verb (its last two letters in the lookbehind): a
+# pattern that starts with a character class lets the engine skip to the spaces.
+_LOCATED_EN_HINT = re.compile(r"\s(?<=(?:is|re|ve|es|it|ts|pt|ed)\s)\s*(?:in|under|at)")
 
 
 class ProvenanceTest(_Gate):
@@ -469,9 +480,16 @@ class ProvenanceTest(_Gate):
         self._explain = _text.WordSearch(o.explanation_markers)
         self._not_explain = _text.WordSearch(o.not_explanation)
         self._may_point = _text.Trigger(o.pointer_phrases)
+        # The same question as one literal scan of the folded text, which needs
+        # no word runs (None: a phrase fold() is not checked for).
+        self._may_point_any = _text.entry_filter([*o.pointer_phrases, *_POINTER_WORDS])
 
     def may_fail(self, view: _text.View, memory: dict[str, Any]) -> bool:
         # Every failure needs a pointer: a phrase, 见, "see"/"cf.", or a location.
+        if self._may_point_any is not None:
+            folded = view.folded
+            return (self._may_point_any.search(folded) is not None or _LOCATED_ZH_HINT.search(folded) is not None
+                    or _LOCATED_EN_HINT.search(folded) is not None)
         return (self._may_point.hit(view) or "见" in view.text or not _SEE_EN_WORDS.isdisjoint(view.runs)
                 or not _LOCATED_EN_PAIRS.isdisjoint(view.pairs) or _LOCATED_ZH_HINT.search(view.folded) is not None)
 

@@ -15,10 +15,10 @@ over :mod:`memvet.rules.lexicon`); the language measure lives in
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from memvet.rule import Finding, Rule, RuleOptions
-from memvet.rules._wordmatch import literal_trie, option_matcher
+from memvet.rules._wordmatch import any_substring, literal_trie, option_matcher
 from memvet.rules._langdetect import TextScreen, dominant_language, language_of, measure
 
 BAR = "｜"
@@ -294,22 +294,29 @@ class ContextDependent(Rule):
                                "before under run apply applies keep see edit delete remove rename open call revert restart "
                                "deploy merge import install".split())
 
-    def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
+        # A plain function, not a generator: a clean memory costs no generator.
         content = memory.get("content")
         if not isinstance(content, str) or not content:
-            return
+            return ()
         hit = self._find(content)
-        if hit:
-            yield Finding(f"content leans on the conversation ({hit!r}); name the object it refers to "
-                          "so the memory stands alone", path="/content")
+        if not hit:
+            return ()
+        return [Finding(f"content leans on the conversation ({hit!r}); name the object it refers to "
+                        "so the memory stands alone", path="/content")]
 
     def _find(self, text: str) -> str | None:
-        any_pointer, conversation, leading, demonstratives, nouns, scope = self._matchers()
+        any_pointer, demonstrative_nouns, conversation, leading, demonstratives, nouns, scope = self._matchers()
         lowered = text.lower()  # once for every word list
-        # Most contents hold none of the three lists' words: one literal pass says so
+        # Most contents hold no conversation or leading reference, and no
+        # demonstrative with a generic noun close after it: two literal passes say so
         # (the matchers fall back to another pattern when lower-casing changes the length).
         if len(lowered) == len(text) and any_pointer.search(lowered) is None:
-            return None
+            for pattern in demonstrative_nouns:
+                if pattern.search(lowered) is not None:
+                    break
+            else:
+                return None
         hit = conversation.find(text, lowered=lowered)
         if hit:
             return hit
@@ -322,19 +329,25 @@ class ContextDependent(Rule):
     def _matchers(self) -> tuple[Any, ...]:
         """The prefilter and the word-list matchers, built once per rule instance (options are frozen).
 
-        The prefilter is every entry of the three pointer lists, lower-cased,
-        as one literal trie without boundaries: without a match in the
-        lower-cased text, none of the lists can match (their matches are the
-        same literals, on boundaries).
+        The prefilter is a few patterns over the lower-cased text, one of
+        which must match for any finding (their matches are the same
+        literals, without the boundaries): every entry of the conversation
+        and leading lists, anchored at its rarest character; and (one
+        pattern per script) a demonstrative followed by a generic noun as close as
+        :meth:`_dangling_demonstrative` requires -- the noun starts at most 6
+        characters after a Chinese demonstrative, ends at most 40 after a
+        Latin one, and no clause break comes before its end. (A Latin entry
+        found through non-ASCII letters is judged as Chinese: nearer still.)
         """
         found = self.__dict__.get("_l002_matchers")
         if found is None:
             o = self.options
-            words = {w.strip().lower() for w in (*o.conversation_refs, *o.leading_refs, *o.demonstratives)}
+            words = {w.strip().lower() for w in (*o.conversation_refs, *o.leading_refs)}
             words.discard("")
-            any_pointer = re.compile(literal_trie(words) if words else "(?!)")  # "(?!)" never matches
-            found = self.__dict__["_l002_matchers"] = (any_pointer, *(option_matcher(self, option) for option in (
-                "conversation_refs", "leading_refs", "demonstratives", "generic_nouns", "self_scope_nouns")))
+            any_pointer = any_substring(words)  # "(?!)" for no words: never matches
+            found = self.__dict__["_l002_matchers"] = (any_pointer, _demonstrative_nouns(o), *(
+                option_matcher(self, option) for option in (
+                    "conversation_refs", "leading_refs", "demonstratives", "generic_nouns", "self_scope_nouns")))
         return found
 
     def _dangling_demonstrative(self, text: str, lowered: str, demonstratives: Any, nouns: Any,
@@ -383,6 +396,26 @@ class ContextDependent(Rule):
                             or text[end:end + 1] in tuple("时外后前刻次")):
             return False
         return True
+
+
+def _demonstrative_nouns(options: Any) -> tuple[re.Pattern[str], ...]:
+    """A demonstrative, then a generic noun within the window of L002 (lower-cased literals).
+
+    One pattern per script: each keeps the regex engine's skip to its first
+    characters, which one alternation of both would lose.
+    """
+    nouns = {w.strip().lower() for w in options.generic_nouns} - {""}
+    demonstratives = {w.strip().lower() for w in options.demonstratives} - {""}
+    if not nouns:
+        return ()
+    gap = "[^" + _CLAUSE_END.pattern[1:-1] + "]"
+    noun = literal_trie(nouns)
+    patterns = []
+    for words, most in (([w for w in demonstratives if not w.isascii()], 6),
+                        ([w for w in demonstratives if w.isascii()], 39)):
+        if words:
+            patterns.append(re.compile(f"{literal_trie(words)}{gap}{{0,{most}}}(?:{noun})"))
+    return tuple(patterns)
 
 
 def _window_end(text: str, start: int, latin: bool) -> int:

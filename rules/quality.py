@@ -9,7 +9,7 @@ import math
 import re
 from collections import Counter
 from functools import reduce
-from itertools import chain, pairwise
+from itertools import chain, islice, pairwise, repeat
 from operator import or_
 from typing import Any, Iterable
 
@@ -129,51 +129,60 @@ def _compare_candidates(sets: list[frozenset[str]], parts: dict[int, frozenset[s
     order = sorted(frequency)  # by shingle, then (stable) by frequency: the (frequency, shingle) order
     order.sort(key=frequency.__getitem__)
     rank = dict(zip(order, range(len(order))))
-    # A 256-bit signature of each set's shared shingles (bit = rank mod 256). The bits
-    # set in one of two signatures only, plus the shingles no other set has, are a
-    # lower bound of the symmetric difference.
-    bit = dict(zip(order, map((1).__lshift__, map((255).__and__, range(len(order))))))
+    # From here on a shingle is its rank (an int: one string lookup per shingle, then
+    # list indexing and int sorting). A 256-bit signature of each set's shared
+    # shingles (bit = rank mod 256): the bits set in one of two signatures only, plus
+    # the shingles no other set has, are a lower bound of the symmetric difference.
+    bit = [1 << (r & 255) for r in range(len(order))]
     slack = (1 - threshold) / (1 + threshold)
-    index: dict[str, list[int]] = {}
+    index: dict[int, list[int]] = {}
     last_copy: dict[frozenset[str], int] = {}
-    signatures: dict[int, int] = {}
+    # Per set (by index; list indexing is the cheapest lookup in the filters below).
+    signatures = [0] * len(sets)
+    sizes = [0] * len(sets)
+    scaled = [0.0] * len(sets)
+    unshared = [0] * len(sets)
+    none = repeat(None)
     best: dict[int, tuple[int, float]] = {}
     for k, own in parts.items():
         s = sets[k]
         n = len(s)
         unique = n - len(own)
+        sizes[k] = n
+        scaled[k] = threshold * n
+        unshared[k] = unique
+        ranks = sorted(map(rank.__getitem__, own))
+        signatures[k] = sig = reduce(or_, map(bit.__getitem__, ranks), 0)
         # Shingles no other set has come first in the order and never make a candidate.
-        prefix = sorted(own, key=rank.__getitem__)[: len(own) - math.ceil(threshold * n) + 1]
+        prefix = ranks[: len(own) - math.ceil(threshold * n) + 1]
         copy = last_copy.get(s)
         last_copy[s] = k
         if copy is not None:
             best[k] = (copy, 1.0)  # nothing scores higher; the most recent copy keeps the tie
         else:
-            found = None
-            sig = -1
-            seen: set[int] = set()
-            for g in prefix:  # rarest shingle first, then the most recent set that has it
-                for other in reversed(index.get(g, ())):
-                    if other in seen:
-                        continue
-                    if len(seen) >= cap:
+            # The first ``cap`` distinct candidates: rarest shingle first, then the
+            # most recent set that has it.
+            candidates: dict[int, None] = {}
+            for g in prefix:
+                postings = index.get(g)
+                if postings is not None:
+                    candidates.update(zip(reversed(postings), none))
+                    if len(candidates) >= cap:
                         break
-                    seen.add(other)
-                    o = sets[other]
-                    m = len(o)
-                    if (n < threshold * m) if n <= m else (m < threshold * n):
-                        continue  # the size filter
-                    if sig < 0:
-                        sig = signatures[k] = reduce(or_, map(bit.__getitem__, own), 0)
-                    o_sig = signatures.get(other)
-                    if o_sig is None:
-                        o_sig = signatures[other] = reduce(or_, map(bit.__getitem__, parts[other]), 0)
-                    if (sig ^ o_sig).bit_count() + unique + m - len(parts[other]) > slack * (n + m) + 1e-9:
-                        continue  # more differences than t allows
-                    score = _score(s, o, counter)
-                    if score >= threshold and (found is None or score > found[1]
-                                               or (score == found[1] and other > found[0])):
-                        found = (other, score)  # candidates come in prefix order: a tie goes to the most recent
+            # The size filter (Jaccard cannot reach t), then the signature bound (more
+            # differences than t allows), as one comprehension: dozens of candidates
+            # per set on template-like outputs, few survive.
+            tn = threshold * n
+            survivors = [other for other in (islice(candidates, cap) if len(candidates) > cap else candidates)
+                         if scaled[other] <= n and tn <= sizes[other]
+                         and (sig ^ signatures[other]).bit_count() + unique + unshared[other]
+                         <= slack * (n + sizes[other]) + 1e-9]
+            found = None
+            for other in survivors:
+                score = _score(s, sets[other], counter)
+                if score >= threshold and (found is None or score > found[1]
+                                           or (score == found[1] and other > found[0])):
+                    found = (other, score)  # the highest score; a tie goes to the most recent
             if found is not None:
                 best[k] = found
         for g in prefix:

@@ -576,3 +576,36 @@ def test_gate_early_exits_never_hide_a_failure():
                     failures += problem is not None
                     assert problem is None or rule.may_fail(view, memory), (rule.code, memory["content"])
     assert failures > 0
+
+
+@pytest.mark.parametrize("name", sorted(WORD_LISTS))
+def test_entry_filter_never_misses_what_the_lexicon_finds(name):
+    """entry_filter is an early exit over the folded text: it may say yes wrongly, never no wrongly."""
+    words = WORD_LISTS[name]
+    pattern, entries = lexicon.compile_words(words), _text.entry_filter(words)
+    if pattern is None or entries is None:
+        return
+    for text in _samples():
+        if pattern.search(text):
+            assert entries.search(_text.fold(text)), (name, text)
+
+
+#: Pointers and readings at the edges of the gates' early exits.
+GATE_EDGES = ["The deploy steps are  in docs/deploy.md.", "Config IS\tIN src/app.py", "It lives\nunder infra/k8s/",
+              "ſee README for the flags", "Cf. docs/x.md", "配置见 config.yaml", "端口定义在 src/ports.ts",
+              "说明在 docs/x.md 里", "今天 QPS 3200", "耗时约 181 ms", "Latency was 181 ms today", "进度 60%",
+              "120/200 done", "Status:\n```\nok\nok\n```", "STATE\nx\ny\nz", "as of today the job took 5 min"]
+
+
+@pytest.mark.parametrize("gate", [gates.StrippingTest, gates.OneTimeTest, gates.ProvenanceTest])
+def test_gate_early_exit_never_hides_a_failure(gate):
+    rule = gate()
+    texts = list(_samples()) + GATE_EDGES + [f"{a} {b}" for a in GATE_EDGES for b in ("README.md", "src/a.ts 12 ms")]
+    failures = 0
+    for text in texts:
+        for kind in ("work_fact", "work_task", "work_method", "work_artifact"):
+            memory = {"content": text, "type": kind}
+            if rule.problem(text, memory, _text.View(text)) is not None:
+                failures += 1
+                assert rule.may_fail(_text.View(text), memory), (gate.code, kind, text)
+    assert failures > 0  # the samples do reach the failure shapes
