@@ -788,9 +788,11 @@ class ProposalOptions(RuleOptions):
     ]
     #: Wording of an assistant proposal that still needs an answer.
     proposal: list[str] = [
-        "建议", "倾向于", "倾向用", "可以改成", "可以改为", "可以考虑", "不妨", "推荐", "要不要", "是否可以",
+        "建议", "倾向于", "倾向用", "可以改成", "可以改为", "可以换成", "可以考虑", "不妨", "推荐", "要不要", "是否可以",
+        "我们应该", "我们可以", "应该改用", "应该换成",
         "i'd suggest", "i suggest", "i recommend", "i'd recommend", "i propose", "we could", "how about",
         "i'd prefer", "i lean towards", "you might", "we might", "consider switching", "my suggestion",
+        "we should", "should we", "let's switch", "let's move",
     ]
     #: A settled word right after one of these is negated or deferred ("尚未决定",
     #: "由用户决定", "not yet decided", "undecided"). Latin entries may be
