@@ -62,6 +62,12 @@ DECISIONS = [
     "decided", "decision", "chose", "agreed", "convention", "adopted", "requires", "required", "whether",
     "pending", "under evaluation", "vetoed", "rejected",
 ]
+# Later use the memory names: it guides a future action by definition.
+FUTURE_USE = [
+    "后续", "以后", "今后", "将来", "下次", "复用", "沿用", "作为模板", "为模板", "作为参考", "作为依据", "可作为",
+    "will build on", "build on it", "builds on it", "as a template", "as the template", "as a reference",
+    "as the reference", "will reuse", "to be reused", "next time", "going forward", "in future", "in the future",
+]
 LASTING = [
     "默认", "上限", "下限", "阈值", "基线", "基准", "对比", "长期", "始终", "一直", "永不", "配额", "限制",
     "default", "limit", "cap", "capped", "threshold", "baseline", "benchmark baseline", "quota", "by design",
@@ -162,7 +168,7 @@ class StrippingTest(_Gate):
             "removed", "deleted", "updated", "changed", "refactored", "merged", "landed", "completed",
             "introduced", "reformatted", "formatted", "converted", "rewrote", "rewritten", "cleaned up",
         ]
-        keep_markers: list[str] = REASONS + CONDITIONS + PROBLEMS + DECISIONS + NORMATIVE
+        keep_markers: list[str] = REASONS + CONDITIONS + PROBLEMS + DECISIONS + NORMATIVE + FUTURE_USE
         not_keep: list[str] = NOT_NORMATIVE
 
     def __init__(self, options: Any = None):
