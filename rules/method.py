@@ -482,6 +482,8 @@ class MethodNotOperable(_MethodRule):
             "综合权衡", "权衡各方面", "各方面因素", "各种因素", "注意细节", "多加注意", "多注意", "提高警惕",
             "确保质量", "保证质量", "确保代码质量", "保证代码质量", "做好测试", "充分测试", "兼顾质量与效率",
             "兼顾效率与质量", "要细致", "要全面", "要谨慎", "谨慎对待", "认真对待", "遵循最佳实践", "最佳实践",
+            "认真细致", "细致认真", "认真仔细", "仔细认真", "小心谨慎", "注意各种情况", "考虑各种情况", "考虑所有情况",
+            "consider all cases", "consider every case", "handle all cases", "double-check everything",
             "be careful", "think carefully", "think it through", "consider all factors", "consider every factor",
             "take every factor into account", "take all factors into account", "weigh everything",
             "weigh all the options", "pay attention to detail", "pay attention to details", "look at everything",
