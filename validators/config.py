@@ -119,9 +119,6 @@ class Config(_Strict):
                 best, on = len(p), False
         return on
 
-    def matched_ignores(self, codes: list[str]) -> set[str]:
-        return {p for p in self.ignore if any(c.startswith("" if p == "ALL" else p) for c in codes)}
-
 
 def _field(loc: tuple[Any, ...]) -> str:
     return ".".join(str(p) for p in loc if p != "")  # memvet.toml has no "tool.memvet" prefix

@@ -149,7 +149,6 @@ def build_registry(*, entry_points: bool = True, plugins: tuple[Any, ...] = ()) 
     _collect(registry, builtin_pm)
     pm.unregister(name="builtin")
     _collect(registry, pm)
-    # Re-attribute built-in formatters to "builtin" is not needed: formats carry no origin.
     return registry
 
 
