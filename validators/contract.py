@@ -10,17 +10,22 @@ the repair loop can ask about exactly that field.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, Iterator
-
-from jsonschema import Draft202012Validator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from . import pointer as jp
 from .models import accepts
 from memvet.schemas import OUTPUT, load
 
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+
 
 @cache
-def validator() -> Draft202012Validator:
+def validator() -> "Draft202012Validator":
+    # Imported on first use: valid answers never need jsonschema, and every
+    # `memvet` start (and --jobs worker) would pay ~0.1 s for the import.
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(load(OUTPUT))
 
 
