@@ -208,7 +208,7 @@ def competitors_for(answers: list[Answer], *, families: Iterable[str] = FAMILIES
     from memvet import validate
     from memvet.config import Config
     from memvet.engine import Engine
-    from memvet.models import Output
+    from memvet.models import Output, OutputDicts
     from memvet.schemas import OUTPUT, load
 
     raws = [a.raw for a in answers]
@@ -220,6 +220,8 @@ def competitors_for(answers: list[Answer], *, families: Iterable[str] = FAMILIES
         "jsonschema (schema only)": partial(_each, lambda d: list(schema_validator.iter_errors(d)), docs),
         "pydantic validate_json": partial(_each, partial(_pydantic_json, Output), raws),
         "pydantic validate_python": partial(_each, partial(_pydantic_python, Output), docs),
+        # What memvet's contract stage runs (the models' TypedDict twins): shown, not the headline.
+        "pydantic validate_json (TypedDict)": partial(_each, partial(_pydantic_json, OutputDicts), raws),
         "json.loads": partial(_each, json.loads, raws),
     }
     for fam in families:
@@ -483,6 +485,9 @@ finally:
 sys.exit(code)
 """
 CHECK_CMD = [sys.executable, "-c", _CHECK_MAIN, "check"]
+# The child runs as an installed memvet does: with its bytecode cached. (Some sandboxes set
+# PYTHONDONTWRITEBYTECODE, which makes every start compile every module again.)
+CHILD_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def _run_check(args: list[str], *, stdin: Iterable[str] | None = None, cwd: str | None = None) -> dict[str, Any]:
@@ -493,7 +498,7 @@ def _run_check(args: list[str], *, stdin: Iterable[str] | None = None, cwd: str 
     t0 = time.perf_counter()
     proc = subprocess.Popen([*CHECK_CMD, *args], stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd,
-                            env={**os.environ, "MEMVET_BENCH_HWM": hwm.name},
+                            env=CHILD_ENV | {"MEMVET_BENCH_HWM": hwm.name},
                             preexec_fn=_unpin if pinned else None)
     err: list[bytes] = []
     reader = threading.Thread(target=lambda: err.append(proc.stderr.read()), daemon=True)

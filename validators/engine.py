@@ -515,9 +515,10 @@ class Engine:
             if prefix is None:
                 prefix = prefixes[i] = {k: scene[k] for k in _SCENE_FIELDS if k in scene}
             memory = scene["memories"][j]
-            record = prefix.copy()
+            record = {**prefix, **memory}
             for k, v in memory.items():  # a JSON copy: record fixes must not reach the output
-                record[k] = _clone(v) if isinstance(v, (dict, list)) else v
+                if isinstance(v, (dict, list)):
+                    record[k] = _clone(v)
             messages, session = resolve(memory)
             ids = record.get("source_message_ids")
             if isinstance(ids, list):  # same ids, same answer: spare W rules a second lookup

@@ -33,9 +33,13 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+# One decoder for every call: ``json.loads(..., parse_constant=...)`` builds a new one each time.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def loads(text: str) -> Any:
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return _DECODER.decode(text)
     except RecursionError:  # "[[[[..." thousands deep: an answer, not a reason to crash
         raise ValueError("the JSON is nested too deeply") from None
 
