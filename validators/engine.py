@@ -480,10 +480,13 @@ class Engine:
                 if ("memory", i, j) not in run.copied:
                     scene["memories"][j] = _clone(scene["memories"][j])
                     run.copied.add(("memory", i, j))
-            elif tokens and tokens[0] in obj and (id(obj), tokens[0]) not in run.copied and len(tokens) > 1:
+            elif (target == "scene" and len(tokens) > 1 and tokens[0] in obj
+                  and (id(obj), tokens[0]) not in run.copied):
+                # A memory is cloned whole on its first fix; a scene only shallowly.
                 obj[tokens[0]] = _clone(obj[tokens[0]])
                 run.copied.add((id(obj), tokens[0]))
-            jp.apply(obj, [op])
+            if not _patch_in_place(obj, op, tokens):
+                jp.apply(obj, [op])
 
     # --- decide ----------------------------------------------------------------
     def _records(self, run: _Run, value: list[Any]) -> tuple[list[dict[str, Any]], list[str]]:
@@ -599,6 +602,32 @@ def _split(pointer: str) -> list[str]:
     if "~" in pointer or not pointer.startswith("/"):
         return jp.split(pointer)
     return pointer[1:].split("/")
+
+
+def _patch_in_place(obj: Any, op: dict[str, Any], tokens: list[str]) -> bool:
+    """Apply the common fix ops (add/replace/remove of an existing dict key, under dicts only)
+    directly; False when ``jp.apply`` must do it (lists, missing keys, move/copy/test: its errors
+    are what E001 reports)."""
+    kind = op["op"]
+    if kind not in ("add", "replace", "remove") or not tokens:
+        return False
+    node = obj
+    for token in tokens[:-1]:
+        if node.__class__ is not dict or token not in node:
+            return False
+        node = node[token]
+    key = tokens[-1]
+    if node.__class__ is not dict:
+        return False
+    if kind == "add":
+        node[key] = op["value"]
+    elif key not in node:
+        return False
+    elif kind == "remove":
+        del node[key]
+    else:
+        node[key] = op["value"]
+    return True
 
 
 def _clone(value: Any) -> Any:
