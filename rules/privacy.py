@@ -29,9 +29,10 @@ batches hold none and then no memory's sources are split.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules import _text, lexicon
@@ -290,6 +291,87 @@ def _joined_scene_text(scene: dict[str, Any], ctx: Any) -> str | None:
     return joined
 
 
+# --- exact prefilters on the original text -------------------------------------------
+#
+# A prefilter is a necessary condition of its rule's detectors: some literal each of
+# them needs (a provider prefix, "@", a keyword) occurs in the text. It runs on the
+# text as it is -- lower-casing a mostly Chinese text costs more than the search --
+# and stops only at a rare character of each word (its "anchor"), then checks the
+# rest of the word around it. Case-insensitive words are matched with ``(?i:...)``,
+# so they find exactly what the detectors' ``(?i:...)`` would.
+
+#: Characters by how often they occur in memory text, most common first (only speed
+#: depends on it); any other character counts as rare.
+_COMMON_CHARS = " eroaint\nslcp0dhug/2bmy1.f:,v-8w6\"3_k54x`79+zjqTZA"
+_CHAR_RANK = {ch: i for i, ch in enumerate(_COMMON_CHARS)}
+#: Besides its two cases, what ``re.IGNORECASE`` equates with an ASCII letter.
+_CASE_EXTRAS = {"i": "\u0130\u0131", "k": "\u212a", "s": "\u017f"}
+
+
+def _anchor_variants(ch: str, ignore_case: bool) -> str | None:
+    """Every character ``ch`` matches; None when that set is not known (a non-ASCII letter)."""
+    if not ignore_case or (ch.isascii() and not ch.isalpha()):
+        return ch
+    if not ch.isascii():
+        # A letter without case (CJK) matches itself; any other may have case variants.
+        return ch if unicodedata.category(ch) == "Lo" else None
+    low = ch.lower()
+    return low + low.upper() + _CASE_EXTRAS.get(low, "")
+
+
+def _without_implied(exact: set[str], ignore_case: set[str]) -> tuple[set[str], set[str]]:
+    """The words whose occurrence does not follow from another's (``secret`` in ``secret_key``).
+
+    A word holding another exact word, or holding another case-insensitive word
+    ignoring case, occurs only where that word occurs too: it adds nothing.
+    """
+    folded = {w.lower() for w in ignore_case if w and w.isascii()}
+
+    def implied(word: str, ignore: bool) -> bool:
+        low = word.lower()
+        if any(f != low and f in low for f in folded):
+            return True
+        return not ignore and any(e != word and e and e in word for e in exact)
+
+    return ({w for w in exact if not implied(w, False)}, {w for w in ignore_case if not implied(w, True)})
+
+
+def anchored_words(exact: Iterable[str], ignore_case: Iterable[str] = ()) -> re.Pattern[str] | None:
+    """A regex that matches somewhere in a text exactly when one of the words occurs in it.
+
+    ``exact`` words must occur as they are, ``ignore_case`` words as ``(?i:word)``
+    would find them. Each word is split at its rarest character ``a`` into
+    ``pre + a + post`` and becomes ``a(?<=pre a)post``; every branch starts with a
+    literal, so the regex engine skips to those characters. Only whether there is a
+    match means anything. None when no such regex can be built (an empty word, a
+    case-insensitive word none of whose characters has known case variants): the
+    caller must not filter.
+    """
+    exact, ignore_case = _without_implied(set(exact), set(ignore_case))
+    groups: dict[str, set[str]] = {}
+    for words, ignore in ((exact, False), (ignore_case, True)):
+        for word in sorted(words):
+            anchors = [(k, _anchor_variants(ch, ignore)) for k, ch in enumerate(word)]
+            anchors = [(k, v) for k, v in anchors if v is not None]
+            if not anchors:
+                return None
+            k, variants = max(anchors, key=lambda kv: (_CHAR_RANK.get(word[kv[0]].lower() if ignore else word[kv[0]],
+                                                                        len(_CHAR_RANK)), -kv[0]))
+            before, after = re.escape(word[:k + 1]), re.escape(word[k + 1:])
+            if ignore:
+                before, after = f"(?i:{before})", (f"(?i:{after})" if after else "")
+            rest = (f"(?<={before})" if k else "") + after
+            for ch in variants:
+                groups.setdefault(ch, set()).add(rest)
+    if not groups:
+        return re.compile("(?!)")
+    branches = []
+    for ch, rests in sorted(groups.items()):
+        inner = "" if "" in rests else "(?:" + "|".join(sorted(rests)) + ")"
+        branches.append(re.escape(ch) + inner)
+    return re.compile("|".join(branches))
+
+
 def _escape(token: str) -> str:
     return str(token).replace("~", "~0").replace("/", "~1")
 
@@ -420,6 +502,26 @@ class _PrivateKeys:
         return "".join(pieces), found
 
 
+# What the detectors above need, literally, in the text (see anchored_words): their
+# provider prefixes, the "@" of a URL password, the "?key=" of a URL token, the
+# header words, PRIVATE KEY; the keywords are added per rule.
+_SECRET_LITERALS = (
+    "sk-", "_live_", "_test_", "whsec_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox",
+    "hooks.slack.com", "AIza", "AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "AIPA", "LTAI", "AKID", "npm_", "hf_",
+    "SG.", "eyJ", "@", "PRIVATE KEY")
+_SECRET_WORDS = ("secret", "bearer", "authorization") + tuple(
+    f"{sep}{word}=" for sep in "?&"
+    for word in ("access_token", "api_key", "apikey", "token", "key", "secret", "sig", "signature", "password"))
+
+
+@lru_cache(maxsize=64)
+def _secret_prefilter(keywords: tuple[str, ...]) -> re.Pattern[str] | None:
+    """A necessary condition of every P001 detector, keywords included (None: none known)."""
+    latin = [k for k in keywords if not lexicon.has_cjk(k)]
+    cjk = [k for k in keywords if lexicon.has_cjk(k)]
+    return anchored_words(_SECRET_LITERALS + tuple(cjk), _SECRET_WORDS + tuple(latin))
+
+
 class Secret(_Redacting):
     """A credential in a memory or in a scene's free text.
 
@@ -486,6 +588,10 @@ class Secret(_Redacting):
             "密码", "口令", "密钥", "秘钥", "令牌", "私钥",
         ]
 
+    def __init__(self, options: Any = None):
+        super().__init__(options)
+        self._needed = _secret_prefilter(tuple(self.options.keywords))
+
     def detectors(self) -> DetectorSet:
         found = self.__dict__.get("_detectors")
         if found is None:
@@ -503,6 +609,15 @@ class Secret(_Redacting):
     def may_hold(self, text: str) -> bool:
         # The needles hold "private key": "PRIVATE KEY" in the text passes too.
         return self.detectors().may_match_any(text)
+
+    def may_hold_scene(self, joined: str, ctx: Any) -> bool:
+        # First what every detector needs, searched in the text as it is -- no
+        # lower-casing, and the search stops only at rare characters. A field whose
+        # scan finds something holds such a literal, so the joined text does too.
+        needed = self._needed
+        if needed is not None and needed.search(joined) is None:
+            return False
+        return self.may_hold(joined)
 
 
 # --- P002 ----------------------------------------------------------------------------
@@ -600,6 +715,11 @@ _PHONE_REACH = 6 + 8
 _PII_CANDIDATE = re.compile(
     r"[\d电手联pPmMtT](?:(?<=\d)\d\d[-\s]?\d{4}[-\s]?\d{4}|(?<=电)话|(?<=手)机|(?<=联)系方式"
     r"|(?<=[pP])(?i:hone)|(?<=[mM])(?i:obile)|(?<=[tT])(?i:el))")
+# Necessary conditions of _PII_CANDIDATE that the regex engine scans faster: the last
+# eight digits of a _LONG_NUMBER (a first digit outside a repeat is a prefix the
+# engine skips to), and _PHONE_WORD anchored at its rarest characters.
+_EIGHT_DIGITS = re.compile(r"\d\d{3}[-\s]?\d{4}")
+_PHONE_WORD_ANCHORED = anchored_words(("电话", "手机", "联系方式"), ("phone", "mobile", "tel"))
 _MOBILE = re.compile(r"(?<![0-9A-Za-z+])(?:\+?86[-\s]?)?1[3-9]\d(?:[-\s]?\d{4}){2}(?![0-9A-Za-z])")
 _NATIONAL_ID = re.compile(
     r"(?<![0-9A-Za-z])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[0-9Xx](?![0-9A-Za-z])")
@@ -691,6 +811,12 @@ class PersonalData(_Redacting):
         return text, emails + found
 
     def may_hold(self, text: str) -> bool:
+        # First a cheap necessary condition of what follows: an "@", eight digits
+        # (the end of a long number), or a phone word -- most texts have none of them.
+        if "@" in text:
+            return True
+        if _EIGHT_DIGITS.search(text) is None and _PHONE_WORD_ANCHORED.search(text) is None:
+            return False
         # An e-mail needs its "@". Every number detector needs seven digits at most two
         # characters apart, and non-overlapping matches of _DIGIT_CLUSTER cover every
         # digit followed by six more in such a chain: so an id, card or mobile number
@@ -752,6 +878,15 @@ _ANCHOR = re.compile(r"https?://[^\s，。）)]{4,300}|[\w.+-]{1,64}@[\w-]{1,63}
 _QUOTE_EDGES = "\n\"“”「」『』>`~"
 # What every quotation _split looks at starts with (fences start with ``` or ~~~).
 _QUOTE_OPENERS = ("“", "「", "『", '"', ">", "```", "~~~")
+
+
+def _has_quote_opener(text: str) -> bool:
+    """``any(mark in text for mark in _QUOTE_OPENERS)``, without a generator; a fence's
+    first character is looked for first (one character is found fastest)."""
+    return ("“" in text or "「" in text or "『" in text or '"' in text or ">" in text
+            or ("`" in text and "```" in text) or ("~" in text and "~~~" in text))
+
+
 _LONG_QUOTE_LINE = re.compile(r"^>[^\n]{2001}", re.MULTILINE)
 _PIPE_TO_SHELL = re.compile(r"\|\s{0,3}(?:sudo\s{1,3})?(?:ba|z|da)?sh\b")
 
@@ -839,8 +974,12 @@ class InjectedInstruction(Rule):
         margin_over_user: float = 0.2
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+        # Most batches hold no injected line: then no generator is created at all.
         if not self._batch_may_hold_injection(ctx):
-            return
+            return ()
+        return self._check(memory, ctx)
+
+    def _check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
         content = memory.get("content")
         if not isinstance(content, str) or not content.strip():
             return
@@ -906,7 +1045,7 @@ class InjectedInstruction(Rule):
         if message.role not in ("tool", "user"):
             return False
         text = message.content
-        if message.role == "user" and not any(mark in text for mark in _QUOTE_OPENERS):
+        if message.role == "user" and not _has_quote_opener(text):
             return False  # only what a user quotes can carry an injection
         if "|" in text or not self._gate_is_exact():
             return True

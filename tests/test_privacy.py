@@ -314,3 +314,35 @@ def test_scene_text_is_shared_between_p001_and_p002_and_rebuilt_after_a_fix():
     assert "P001" in codes and "P002" in codes
     content = report.output[0]["memories"][0]["content"]
     assert "[REDACTED:github-token]" in content and "[REDACTED:phone]" in content
+
+
+# One text per P001 detector (and keyword form): the scene prefilter, a hand-written list
+# of literals every detector needs, must let each through. A new detector needs a line here.
+_ONE_PER_DETECTOR = [
+    "sk-ant-api03-9fKq2LmZ7xR4tWb8NcE1uVyH3sDj", "rk_test_9fKq2LmZ7xR4tWb8NcE1", "whsec_9fKq2LmZ7xR4tWb8NcE1uVy",
+    "sk-proj-9fKq2LmZ7xR4tWb8NcE1uVyH3", "gho_9fKq2LmZ7xR4tWb8NcE1uVyH3sDj6AoP0g", "github_pat_9fKq2LmZ7xR4tWb8NcE1uVyH3sDj6AoP0",
+    "glpat-9fKq2LmZ7xR4tWb8NcE1", "xoxp-1234567890-9fKq2LmZ7x", "https://hooks.slack.com/services/T000/B000/9fKq2LmZ7xR4tWb8",
+    "AIza9fKq2LmZ7xR4tWb8NcE1uVyH3sDj6AoP0gQ", "ASIA9FKQ2LMZ7R4TWB8N",
+    "AWS_SECRET_ACCESS_KEY=9fKq2LmZ7xR4tWb8NcE1uVyH3sDj6AoP0gQi1Abc", "LTAI9fKq2LmZ7xR4tW", "AKID9fKq2LmZ7xR4tWb8",
+    "npm_9fKq2LmZ7xR4tWb8NcE1uVyH3sDj6AoP0gQi", "hf_9fKq2LmZ7xR4tWb8NcE1uVyH3sDj6Ao",
+    "SG.9fKq2LmZ7xR4tWb8NcE1.uVyH3sDj6AoP0gQi1Abc", "eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.9fKq2LmZ7xR4",
+    "BEARER 9fKq2LmZ7xR4tWb8NcE1uVyH3sDj", "AUTHORIZATION: Basic dXNlcjpwYXNzd29yZA==",
+    "redis://app:9fKq2LmZ7xR4@cache:6379", "https://api.example.com/v1?API_KEY=9fKq2LmZ7xR4tWb8",
+    "-----BEGIN EC PRIVATE KEY-----\n9fKq2LmZ7xR4tWb8NcE1uVyH3sDj\n-----END EC PRIVATE KEY-----",
+    "Client_Secret: 9fKq2LmZ7xR4tWb8", "口令是 9fKq2LmZ7xR4tWb8", "PASSWD=9fKq2LmZ7xR4",
+]
+
+
+@pytest.mark.parametrize("text", _ONE_PER_DETECTOR)
+def test_the_p001_scene_prefilter_passes_every_detector(text: str):
+    rule = Secret()
+    assert rule.scan(f"配置 {text} 已更新")[1], text  # a detector flags it...
+    assert rule.may_hold_scene(f"配置 {text} 已更新", None), text  # ...so the scene prefilter must pass it
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_PRIVACY_TEXTS)
+def test_the_p001_scene_prefilter_never_hides_a_finding(text: str):
+    rule = Secret()
+    if not rule.may_hold_scene(text, None):
+        assert rule.scan(text) == (text, []), text
