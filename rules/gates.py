@@ -24,10 +24,11 @@ over particular sentences; all word lists are options. A memory whose value
 needs judgment beyond them is left for the optional LLM judge.
 
 Speed: most memories pass every gate, so each gate first asks
-:meth:`_Gate.may_fail` -- a set lookup or one case-sensitive scan over the
-memory's shared :class:`~memvet.rules._text.View` that is False only when
-no failure shape can be present -- and runs its real analysis (stripping,
-masking, case-insensitive word lists) only when that says yes.
+:meth:`_Gate.may_fail` -- set intersections over the memory's shared
+:class:`~memvet.rules._wordmatch.TextFacts` (its words and characters, built
+once per call for all three gates; see :class:`~memvet.rules._wordmatch.WordFilter`)
+that are False only when no failure shape can be present -- and runs its real
+analysis (stripping, masking, case-insensitive word lists) only when that says yes.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from typing import Any, Iterable
 
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules import _text, lexicon
+from memvet.rules._wordmatch import TextFacts, WordFilter, text_facts
 from memvet.rules.method import NORMATIVE, NOT_NORMATIVE
 
 TASK, METHOD = "work_task", "work_method"
@@ -86,14 +88,17 @@ class _Gate(Rule):
         content = memory.get("content")
         if not isinstance(content, str) or not content or content.isspace() or memory.get("type") in self.skip_types:
             return ()
-        view = _text.view(ctx, content)
-        if not self.may_fail(view, memory):
+        facts = text_facts(ctx, content)
+        if not self.may_fail(facts.view, memory, facts):
             return ()
-        problem = self.problem(content, memory, view)
+        problem = self.problem(content, memory, facts.view)
         return [Finding(problem, path="/content")] if problem else ()
 
-    def may_fail(self, view: _text.View, memory: dict[str, Any]) -> bool:
-        """False only when :meth:`problem` is sure to return None (a cheap early exit)."""
+    def may_fail(self, view: _text.View, memory: dict[str, Any], facts: TextFacts | None = None) -> bool:
+        """False only when :meth:`problem` is sure to return None (a cheap early exit).
+
+        ``facts`` are the view's shared :class:`TextFacts` (made when not given).
+        """
         return True
 
     def problem(self, content: str, memory: dict[str, Any], view: _text.View | None = None) -> str | None:
@@ -177,11 +182,11 @@ class StrippingTest(_Gate):
         self._change = _compile(o.change_verbs)
         self._keep = _text.WordSearch(o.keep_markers)
         self._not_keep = _text.WordSearch(o.not_keep)
-        # The change verb is searched in the stripped text: "derived".
-        self._may_change = _text.Trigger(o.change_verbs, derived=True)
+        # The change verb is searched in the stripped text: "derived", not bounded.
+        self._may_change = WordFilter(o.change_verbs, bounded=False)
 
-    def may_fail(self, view: _text.View, memory: dict[str, Any]) -> bool:
-        return self._may_change.hit(view)
+    def may_fail(self, view: _text.View, memory: dict[str, Any], facts: TextFacts | None = None) -> bool:
+        return self._may_change.may_match(facts or TextFacts(view))
 
     def problem(self, content: str, memory: dict[str, Any], view: _text.View | None = None) -> str | None:
         stripped = (view or _text.View(content)).stripped  # shared with G003
@@ -321,15 +326,18 @@ class OneTimeTest(_Gate):
         # Every shape needs an entry of one of the lists above (or a free
         # measurement word with its digit): one literal scan of the folded text
         # rules them all out for a clean memory, before any word runs are made.
-        self._may_any = (None if self._read_always else _text.entry_filter(
-            o.point_in_time + o.as_it_stands + o.progress + o.state_words + latin))
+        self._may_any = WordFilter(o.point_in_time + o.as_it_stands + o.progress + o.state_words + latin)
+        # The free measurement words as substrings: the reading pattern needs one.
+        self._may_read_word = WordFilter(free, bounded=False) if free else None
 
-    def may_fail(self, view: _text.View, memory: dict[str, Any]) -> bool:
+    def may_fail(self, view: _text.View, memory: dict[str, Any], facts: TextFacts | None = None) -> bool:
         text = view.text
         if "```" in text or "~~~" in text:
             return True  # fenced blocks: the prose is not the content; judge it fully
-        if self._may_any is not None and self._may_any.search(view.folded) is None and (
-                self._may_read is None or self._may_read.search(view.folded) is None):
+        facts = facts or TextFacts(view)
+        if not self._read_always and not self._may_any.may_match(facts) and (
+                self._may_read is None or not self._may_read_word.may_match(facts)
+                or self._may_read.search(view.folded) is None):
             return False  # no trigger below can hit
         # Without fences the prose is the content. Each failure needs one of:
         if self._may_when.hit(view):  # a time marker (snapshots)
@@ -400,18 +408,17 @@ _LOCATED = re.compile(
     re.IGNORECASE)
 
 
-# What _SEE_EN and _LOCATED need, as whole words of the folded text (see _text.Trigger).
-_SEE_EN_WORDS = frozenset({"see", "cf"})
-_LOCATED_VERBS = frozenset(("is", "are", "live", "lives", "sit", "sits", "kept", "stored"))
-_LOCATED_EN_PAIRS = frozenset((verb, prep) for verb in _LOCATED_VERBS for prep in ("in", "under", "at"))
-_LOCATED_ZH_HINT = re.compile(r"[在于]\s?`?[a-z0-9_.-]")
-# What _SEE_ZH, _SEE_EN and _LOCATED need, as sources over the folded text
-# (fold() lower-cases like re.IGNORECASE; word boundaries left out: a filter).
+# What _SEE_ZH, _SEE_EN and _LOCATED need, over the text's shared TextFacts. _SEE_EN's
+# "see"/"cf." and _LOCATED's English verb and preposition stand between non-letters
+# (a word boundary, punctuation or whitespace): whole ASCII letter runs of the folded
+# text (fold() lower-cases like re.IGNORECASE). 见 and 在/于 are substrings of it.
 _POINTER_WORDS = ("见", "see", "cf.")
-# _LOCATED's "is/are/live(s)/sit(s)/kept/stored in|under|at" in the folded text, found
-# from the first space after the verb (its last two letters in the lookbehind): a
-# pattern that starts with a character class lets the engine skip to the spaces.
-_LOCATED_EN_HINT = re.compile(r"\s(?<=(?:is|re|ve|es|it|ts|pt|ed)\s)\s*(?:in|under|at)")
+_LOCATED_VERBS = frozenset(("is", "are", "live", "lives", "sit", "sits", "kept", "stored"))
+_LOCATED_VERB_RUNS = frozenset(verb.encode() for verb in _LOCATED_VERBS)
+_LOCATED_PREP_RUNS = frozenset((b"in", b"under", b"at"))
+# Only whitespace between them: consecutive runs.
+_LOCATED_RUN_PAIRS = frozenset((verb, prep) for verb in _LOCATED_VERB_RUNS for prep in _LOCATED_PREP_RUNS)
+_LOCATED_ZH_HINT = re.compile(r"[在于]\s?`?[a-z0-9_.-]")
 
 
 class ProvenanceTest(_Gate):
@@ -485,19 +492,25 @@ class ProvenanceTest(_Gate):
         self._source = _compile(o.source_words)
         self._explain = _text.WordSearch(o.explanation_markers)
         self._not_explain = _text.WordSearch(o.not_explanation)
-        self._may_point = _text.Trigger(o.pointer_phrases)
-        # The same question as one literal scan of the folded text, which needs
-        # no word runs (None: a phrase fold() is not checked for).
-        self._may_point_any = _text.entry_filter([*o.pointer_phrases, *_POINTER_WORDS])
+        # The same question as set lookups in the shared text facts ("see" and
+        # "cf." stand alone as _SEE_EN needs them: bounded entries).
+        self._may_point_any = WordFilter([*o.pointer_phrases, *_POINTER_WORDS])
 
-    def may_fail(self, view: _text.View, memory: dict[str, Any]) -> bool:
+    def may_fail(self, view: _text.View, memory: dict[str, Any], facts: TextFacts | None = None) -> bool:
         # Every failure needs a pointer: a phrase, 见, "see"/"cf.", or a location.
-        if self._may_point_any is not None:
-            folded = view.folded
-            return (self._may_point_any.search(folded) is not None or _LOCATED_ZH_HINT.search(folded) is not None
-                    or _LOCATED_EN_HINT.search(folded) is not None)
-        return (self._may_point.hit(view) or "见" in view.text or not _SEE_EN_WORDS.isdisjoint(view.runs)
-                or not _LOCATED_EN_PAIRS.isdisjoint(view.pairs) or _LOCATED_ZH_HINT.search(view.folded) is not None)
+        facts = facts or TextFacts(view)
+        if self._may_point_any.may_match(facts):
+            return True
+        folded = facts.folded
+        if not facts.is_ascii and ("在" in folded or "于" in folded) and _LOCATED_ZH_HINT.search(folded) is not None:
+            return True
+        # _LOCATED's English verb and preposition are whole words with only
+        # whitespace between them: consecutive ASCII letter runs of the text.
+        word_set = facts.word_set
+        if _LOCATED_VERB_RUNS.isdisjoint(word_set) or _LOCATED_PREP_RUNS.isdisjoint(word_set):
+            return False
+        words = facts.words
+        return not _LOCATED_RUN_PAIRS.isdisjoint(zip(words, words[1:]))
 
     def problem(self, content: str, memory: dict[str, Any], view: _text.View | None = None) -> str | None:
         pointer = ((self._pointer.search(content) if self._pointer is not None else None)

@@ -18,7 +18,7 @@ import re
 from typing import Any, Iterable, Iterator
 
 from memvet.rule import Finding, Rule, RuleOptions
-from memvet.rules._wordmatch import any_substring, literal_trie, option_matcher
+from memvet.rules._wordmatch import WordFilter, literal_trie, option_matcher, text_facts
 from memvet.rules._langdetect import TextScreen, dominant_language, language_of, measure
 
 BAR = "｜"
@@ -299,24 +299,30 @@ class ContextDependent(Rule):
         content = memory.get("content")
         if not isinstance(content, str) or not content:
             return ()
-        hit = self._find(content)
+        hit = self._find(content, ctx)
         if not hit:
             return ()
         return [Finding(f"content leans on the conversation ({hit!r}); name the object it refers to "
                         "so the memory stands alone", path="/content")]
 
-    def _find(self, text: str) -> str | None:
+    def _find(self, text: str, ctx: Any = None) -> str | None:
         any_pointer, demonstrative_nouns, conversation, leading, demonstratives, nouns, scope = self._matchers()
         lowered = text.lower()  # once for every word list
         # Most contents hold no conversation or leading reference, and no
-        # demonstrative with a generic noun close after it: two literal passes say so
-        # (the matchers fall back to another pattern when lower-casing changes the length).
-        if len(lowered) == len(text) and any_pointer.search(lowered) is None:
-            for pattern in demonstrative_nouns:
-                if pattern.search(lowered) is not None:
-                    break
-            else:
-                return None
+        # demonstrative with a generic noun close after it: set lookups in the
+        # text's shared facts, then (only with a demonstrative) one literal pass,
+        # say so (the matchers fall back to another pattern when lower-casing
+        # changes the length).
+        if len(lowered) == len(text):
+            facts = text_facts(ctx, text)
+            # (A plain pattern over the lowered text stands in for the filter in tests.)
+            if not (any_pointer.may_match(facts) if isinstance(any_pointer, WordFilter)
+                    else any_pointer.search(lowered) is not None):
+                for words, pattern in demonstrative_nouns:
+                    if words.may_match(facts) and pattern.search(lowered) is not None:
+                        break
+                else:
+                    return None
         hit = conversation.find(text, lowered=lowered)
         if hit:
             return hit
@@ -329,11 +335,12 @@ class ContextDependent(Rule):
     def _matchers(self) -> tuple[Any, ...]:
         """The prefilter and the word-list matchers, built once per rule instance (options are frozen).
 
-        The prefilter is a few patterns over the lower-cased text, one of
-        which must match for any finding (their matches are the same
-        literals, without the boundaries): every entry of the conversation
-        and leading lists, anchored at its rarest character; and (one
-        pattern per script) a demonstrative followed by a generic noun as close as
+        The prefilter is a few tests, one of which must pass for any finding:
+        an entry of the conversation and leading lists (a
+        :class:`~memvet.rules._wordmatch.WordFilter` over the text's shared
+        facts); and (one per script: a filter for the demonstratives, then a
+        pattern over the lower-cased text, whose matches are literals without
+        the boundaries) a demonstrative followed by a generic noun as close as
         :meth:`_dangling_demonstrative` requires -- the noun starts at most 6
         characters after a Chinese demonstrative, ends at most 40 after a
         Latin one, and no clause break comes before its end. (A Latin entry
@@ -342,9 +349,7 @@ class ContextDependent(Rule):
         found = self.__dict__.get("_l002_matchers")
         if found is None:
             o = self.options
-            words = {w.strip().lower() for w in (*o.conversation_refs, *o.leading_refs)}
-            words.discard("")
-            any_pointer = any_substring(words)  # "(?!)" for no words: never matches
+            any_pointer = WordFilter([*o.conversation_refs, *o.leading_refs])
             found = self.__dict__["_l002_matchers"] = (any_pointer, _demonstrative_nouns(o), *(
                 option_matcher(self, option) for option in (
                     "conversation_refs", "leading_refs", "demonstratives", "generic_nouns", "self_scope_nouns")))
@@ -398,11 +403,13 @@ class ContextDependent(Rule):
         return True
 
 
-def _demonstrative_nouns(options: Any) -> tuple[re.Pattern[str], ...]:
+def _demonstrative_nouns(options: Any) -> tuple[tuple[WordFilter, re.Pattern[str]], ...]:
     """A demonstrative, then a generic noun within the window of L002 (lower-cased literals).
 
     One pattern per script: each keeps the regex engine's skip to its first
-    characters, which one alternation of both would lose.
+    characters, which one alternation of both would lose. Each comes with a
+    filter of its demonstratives (as L002 matches them: Latin ones on word
+    boundaries), which a text must pass before the pattern is worth a scan.
     """
     nouns = {w.strip().lower() for w in options.generic_nouns} - {""}
     demonstratives = {w.strip().lower() for w in options.demonstratives} - {""}
@@ -414,7 +421,7 @@ def _demonstrative_nouns(options: Any) -> tuple[re.Pattern[str], ...]:
     for words, most in (([w for w in demonstratives if not w.isascii()], 6),
                         ([w for w in demonstratives if w.isascii()], 39)):
         if words:
-            patterns.append(re.compile(f"{literal_trie(words)}{gap}{{0,{most}}}(?:{noun})"))
+            patterns.append((WordFilter(words), re.compile(f"{literal_trie(words)}{gap}{{0,{most}}}(?:{noun})")))
     return tuple(patterns)
 
 
