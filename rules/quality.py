@@ -5,12 +5,13 @@ Q001 looks at the whole output (pairs of memories); Q002 at one memory.
 
 from __future__ import annotations
 
+import codecs
 import math
 import re
 from collections import Counter
 from functools import reduce
-from itertools import chain, islice, pairwise, repeat
-from operator import or_
+from itertools import chain, count, islice, pairwise, repeat
+from operator import length_hint, lshift, or_
 from typing import Any, Iterable
 
 from memvet import pointer as jp
@@ -40,6 +41,109 @@ def shingles(text: str) -> frozenset[str]:
     if len(toks) < 2:
         return frozenset(toks)
     return frozenset(map(" ".join, pairwise(toks)))  # C-level; strings keep their hash for the set work
+
+
+# The check computes the same shingle sets in a cheaper form (the string shingles above
+# stay the reference, and the path for many memories). Each token becomes one character:
+# a CJK character stands for itself, a Latin word gets a code below the CJK block, so a
+# memory is a string of token codes and a bigram is two adjacent codes packed into one int
+# (read straight from the UTF-16 encoding). Each distinct bigram of the call then gets one
+# bit, and a memory's shingle set is an int: its size is a popcount, an intersection one
+# ``&`` and a popcount. One-to-one with the string shingles, so every size, intersection
+# and score is the same. Only the prefix filter of many memories (step 3 of similar_pairs)
+# depends on the shingles' text (it orders them): with more memories than that bound the
+# check uses the string shingles.
+
+#: Codes for Latin words, one per token occurrence: above [a-z0-9] (``max(token, code)``
+#: picks the code, ``max(cjk_run, code)`` the run) and below the first CJK character.
+_LATIN_CODES = "".join(map(chr, range(ord("z") + 1, 0x3400)))
+assert not re.search(f"[{_text.CJK_CHAR}]", _LATIN_CODES)
+#: Most token codes of one call on the bit path: masks stay a few hundred machine words.
+_MAX_CODES = 1 << 14
+
+#: ASCII bytes as a token sees them: letters lower-cased (what normalize() does to ASCII),
+#: a character that is no part of a token ([a-z0-9._-]) a space.
+_ASCII_TOKEN_BYTES = bytes(c + 32 if 65 <= c <= 90 else c if 97 <= c <= 122 or 48 <= c <= 57 or c in b"._-" else 32
+                           for c in range(256))
+#: A ``._-`` that joins no token: not between two letters or digits.
+_LOOSE_SEPARATOR = re.compile(r"[._-](?:(?<![a-z0-9][._-])|(?![a-z0-9]))")
+
+
+def _ascii_tokens(text: str) -> list[str]:
+    """:func:`tokens` of ASCII text, by ``bytes.translate`` and ``str.split`` (a regex match per token costs ~5x)."""
+    spaced = text.encode("ascii").translate(_ASCII_TOKEN_BYTES).decode("ascii")
+    if "." in spaced:  # the usual loose separator, the full stop, without a regex
+        spaced = spaced.replace(". ", "  ")
+        if spaced[-1] == ".":
+            spaced = spaced[:-1]
+    if "." in spaced or "-" in spaced or "_" in spaced:
+        spaced = _LOOSE_SEPARATOR.sub(" ", spaced)
+    return spaced.split()
+
+
+def _bigram_masks(texts: list[str]) -> list[int] | None:
+    """:func:`shingles` of each text as a bit mask (see above); None when the codes run out."""
+    codes: dict[str, str] = {}  # Latin token -> its code, CJK run -> itself
+    supply = iter(_LATIN_CODES)
+    bit_of: dict[int, int] = {}  # packed bigram -> its bit
+    fresh_bits = map(lshift, repeat(1), count())
+    encode = codecs.utf_16_le_encode  # no surrogates: 2 bytes a code
+    masks = []
+    total = 0
+    for text in texts:
+        if not text.isascii():
+            text = _text.normalize(text)
+        if text.isascii():
+            coded = "".join(map(codes.setdefault, _ascii_tokens(text), supply))
+        else:  # CJK runs and Latin tokens; a run's characters are its tokens
+            runs = _TOKEN_RUN.findall(text)
+            coded = "".join(map(codes.setdefault, runs, map(max, runs, supply)))
+        n = len(coded)
+        total += n
+        if total > _MAX_CODES:
+            return None
+        if n < 2:
+            bigrams: Iterable[int] = map(ord, coded)  # < 2**16; a packed bigram is not
+        else:
+            raw = memoryview(encode(coded)[0])
+            bigrams = chain(raw[: n // 2 * 4].cast("I"),  # codes 0-1, 2-3, ...
+                            raw[2: 2 + (n - 1) // 2 * 4].cast("I"))  # codes 1-2, 3-4, ...
+        masks.append(reduce(or_, map(bit_of.setdefault, bigrams, fresh_bits), 0))
+    if not length_hint(supply):
+        return None  # a text may have been cut short
+    return masks
+
+
+def _similar_masks(masks: list[int], threshold: float) -> dict[int, tuple[int, float]]:
+    """:func:`similar_pairs` (steps 1 and 2) on shingle sets as bit masks: the same pairs and scores."""
+    if len(masks) < 2:
+        return {}
+    seen_any = shared = 0
+    for mask in masks:
+        shared |= seen_any & mask
+        seen_any |= mask
+    if not shared:
+        return {}
+    sizes = [mask.bit_count() for mask in masks]
+    eligible = [k for k, mask in enumerate(masks)
+                if sizes[k] and (mask & shared).bit_count() >= math.ceil(threshold * sizes[k])]
+    best: dict[int, tuple[int, float]] = {}
+    for x in range(1, len(eligible)):  # as _compare_all
+        k = eligible[x]
+        s = masks[k]
+        n = sizes[k]
+        found = None
+        for other in reversed(eligible[:x]):
+            m = sizes[other]
+            if (n < threshold * m) if n <= m else (m < threshold * n):
+                continue
+            inter = (s & masks[other]).bit_count()
+            score = inter / (n + m - inter)
+            if score >= threshold and (found is None or score > found[1]):
+                found = (other, score)
+        if found is not None:
+            best[k] = found
+    return best
 
 
 def similar_pairs(sets: list[frozenset[str]], threshold: float, counter: dict[str, int] | None = None,
@@ -261,23 +365,29 @@ class NearDuplicate(Rule):
         max_candidates: int = 64
 
     def check(self, output: Any, ctx: Any) -> Iterable[Finding]:
-        where: list[tuple[int, int, str]] = []
-        sets: list[frozenset[str]] = []
+        texts: list[tuple[int, int, str]] = []
         dropped = ctx.dropped
-        min_shingles = self.options.min_shingles
         for i, j, memory in ctx.memories():
             content = memory.get("content") if isinstance(memory, dict) else None
-            if not isinstance(content, str) or (dropped and ctx.is_dropped(i, j)):
-                continue
-            s = shingles(content)
-            if len(s) < min_shingles:
-                continue
-            where.append((i, j, content))
-            sets.append(s)
-        if len(sets) < 2:
+            if isinstance(content, str) and not (dropped and ctx.is_dropped(i, j)):
+                texts.append((i, j, content))
+        if len(texts) < 2:
             return ()
+        min_shingles = self.options.min_shingles
         threshold = min(max(self.options.threshold, 0.01), 1.0)
-        pairs = similar_pairs(sets, threshold, max_candidates=max(self.options.max_candidates, 1))
+        max_candidates = max(self.options.max_candidates, 1)
+        masks = _bigram_masks([text for _, _, text in texts]) if len(texts) <= max_candidates + 1 else None
+        if masks is not None:
+            where = [texts[k] for k, mask in enumerate(masks) if mask.bit_count() >= min_shingles]
+            pairs = _similar_masks([mask for mask in masks if mask.bit_count() >= min_shingles], threshold)
+        else:
+            where, sets = [], []
+            for memory in texts:
+                s = shingles(memory[2])
+                if len(s) >= min_shingles:
+                    where.append(memory)
+                    sets.append(s)
+            pairs = similar_pairs(sets, threshold, max_candidates=max_candidates)
         findings = []
         for k, (other, score) in sorted(pairs.items()):
             i, j, _ = where[k]
