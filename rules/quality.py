@@ -270,7 +270,10 @@ def _compare_candidates(sets: list[frozenset[str]], parts: dict[int, frozenset[s
             for g in prefix:
                 postings = index.get(g)
                 if postings is not None:
-                    candidates.update(zip(reversed(postings), none))
+                    # Only the most recent ``cap`` sets of a posting list can be among the
+                    # first ``cap`` new candidates (at most len(candidates) of them are
+                    # repeats): the same candidates, and no quadratic walk over long lists.
+                    candidates.update(zip(reversed(postings[-cap:]), none))
                     if len(candidates) >= cap:
                         break
             # The size filter (Jaccard cannot reach t), then the signature bound (more
