@@ -223,19 +223,28 @@ class SourceText:
     long source message that is a string per character, most of which no
     claim ever asks about. A CJK bigram or character of a claim is looked up
     in the normalised text instead (a substring test); only Latin stems need
-    a set, built on first use.
+    a set, built on first use (its words first: a claim whose words are all
+    there needs no stem).
     """
 
-    __slots__ = ("_stems", "text")
+    __slots__ = ("_stems", "_words", "text")
 
     def __init__(self, text: str):
         self.text = normalize(text)
         self._stems: frozenset[str] | None = None
+        self._words: frozenset[str] | None = None
+
+    @property
+    def words(self) -> frozenset[str]:
+        """Every Latin word of the normalised text (stopwords and short words too)."""
+        if self._words is None:
+            self._words = frozenset(_LATIN_WORD.findall(self.text))
+        return self._words
 
     @property
     def stems(self) -> frozenset[str]:
         if self._stems is None:
-            self._stems = _latin_terms(self.text)
+            self._stems = _stems_of(_term_words(self.words))
         return self._stems
 
 
@@ -255,11 +264,32 @@ def _is_cjk(ch: str) -> bool:
 
 def _latin_terms(normalized: str) -> frozenset[str]:
     """The Latin stems :func:`_terms` puts in a normalised text's terms."""
+    return _stems_of(_latin_words(normalized))
+
+
+def _latin_words(normalized: str) -> set[str]:
+    """The Latin words of a normalised text that make terms (not a stopword, three letters or more)."""
     if not _HAS_LATIN.search(normalized):
-        return frozenset()
-    words = set(_LATIN_WORD.findall(normalized))
-    words.difference_update(STOPWORDS)
-    return frozenset([w if w[-1] not in _STEMMABLE_LAST else stem(w) for w in words if len(w) >= 3])
+        return set()
+    return _term_words(_LATIN_WORD.findall(normalized))
+
+
+def _term_words(words: Iterable[str]) -> set[str]:
+    kept = set(words)
+    kept.difference_update(STOPWORDS)
+    return {w for w in kept if len(w) >= 3}
+
+
+def _stems_of(words: Iterable[str]) -> frozenset[str]:
+    # stem() leaves a word alone unless it ends in a suffix letter or "'" (the words are lower-case).
+    return frozenset([w if w[-1] not in _STEMMABLE_LAST else stem(w) for w in words])
+
+
+def _words_found(words: set[str], sources: list[SourceText]) -> bool:
+    """Is each of ``words`` a word of some source? (Then so is its stem: a cheap sure yes.)"""
+    if len(sources) == 1:
+        return words <= sources[0].words
+    return all(any(w in source.words for source in sources) for w in words)
 
 
 def support_in(claim: str, sources: list[SourceText], *, ignore: re.Pattern[str] | None = None) -> float | None:
@@ -274,34 +304,75 @@ def support_in(claim: str, sources: list[SourceText], *, ignore: re.Pattern[str]
     if ignore is not None:
         claim = ignore.sub(" ", claim)
     normalized = normalize(claim)
+    runs = _CJK_RUN.findall(normalized)
+    words = _latin_words(normalized)  # stemmed only when counting: a word found is a stem found
+    if not runs:  # no CJK term and no CJK character: the share of the Latin stems found
+        if not words:
+            return None
+        if _words_found(words, sources):
+            return 1.0
+        stems = _stems_of(words)
+        return len(stems & _evidence_stems(sources)) / len(stems)
+    # One string: no bigram or character holds a line break, and a lone
+    # character stays alone next to one (CJK neighbours only count).
+    joined = sources[0].text if len(sources) == 1 else "\n".join([source.text for source in sources])
+    if _all_found(runs, words, joined, sources):
+        return 1.0
+    stems = _stems_of(words)
     bigrams: set[str] = set()
     singles: set[str] = set()
-    for run in _CJK_RUN.findall(normalized):
+    for run in runs:
         if len(run) > 1:
             bigrams.update(map(operator.add, run, run[1:]))
         elif run not in _CJK_FUNCTION_CHARS:
             singles.add(run)
-    stems = _latin_terms(normalized)
     total = len(bigrams) + len(singles) + len(stems)  # disjoint: 2 CJK, 1 CJK, ASCII
     if not total:
         return None
-    # One string: no bigram or character holds a line break, and a lone
-    # character stays alone next to one (CJK neighbours only count).
-    joined = sources[0].text if len(sources) == 1 else "\n".join([source.text for source in sources])
     found = sum(map(joined.__contains__, bigrams))
     if singles:
         found += sum(1 for c in singles if _has_lone_char(joined, c))
     if stems:
-        evidence_stems = (sources[0].stems if len(sources) == 1
-                          else frozenset().union(*[source.stems for source in sources]))
-        found += len(stems & evidence_stems)
+        found += len(stems & _evidence_stems(sources))
     term_ratio = found / total
-    claim_chars = _chars(normalized)
+    claim_chars = set("".join(runs))  # _chars(normalized), from the runs at hand
+    claim_chars.difference_update(_CJK_FUNCTION_CHARS)
     if not claim_chars:
         return term_ratio
     char_ratio = sum(map(joined.__contains__, claim_chars)) / len(claim_chars)
+    # NFKC may turn a non-CJK character into one ("⼀" -> "一"): ask the claim itself.
     latin_only = not has_cjk(claim)
     return term_ratio if latin_only else (2 * term_ratio + char_ratio) / 3
+
+
+def _all_found(runs: list[str], words: set[str], joined: str, sources: list[SourceText]) -> bool:
+    """Is every term and character of a claim (its CJK ``runs``, its Latin ``words``) in the evidence?
+
+    Then :func:`support_in` is exactly 1.0 (every ratio is n/n), whatever
+    the number of distinct terms: a claim copied from its source costs one
+    substring test per CJK run instead of a string, a hash and a search per
+    bigram and character. Only a sure yes counts: False just means "count".
+    """
+    has_term = False
+    for run in runs:
+        if len(run) > 1:
+            if run not in joined:  # its bigrams and characters are all there when it is
+                return False
+            has_term = True
+        elif run not in _CJK_FUNCTION_CHARS:
+            if not _has_lone_char(joined, run):  # a lone character is a term of its own
+                return False
+            has_term = True
+    if words:
+        if not _words_found(words, sources):
+            return False
+        has_term = True
+    return has_term  # no term at all: support_in says None
+
+
+def _evidence_stems(sources: list[SourceText]) -> frozenset[str]:
+    """The Latin stems of the source texts joined."""
+    return sources[0].stems if len(sources) == 1 else frozenset().union(*[source.stems for source in sources])
 
 
 def strip_specifics(text: str) -> str:

@@ -536,21 +536,31 @@ _BASIS_PATTERN = (
     r"|(?:因为|由于|理由是|原因是)(?P<d>[^。；;！？!?\n]{1,300})"
     r"|\b(?:because|since|as\s+otherwise|due\s+to)\b(?P<e>[^.;!?\n]{1,300})")
 _BASIS = re.compile(_BASIS_PATTERN, re.IGNORECASE)
-#: _BASIS for the text _text.fold() lower-cased (same length, same word
-#: boundaries): the same matches at the same offsets, without re.IGNORECASE,
-#: which makes the regex engine fold every character it compares.
-_FOLDED_BASIS = re.compile(_BASIS_PATTERN)
-
-# What _BASIS needs, for MethodUnsupportedBasis.may_fail: a basis word (whole
-# words where _BASIS has \b), or an English label before a colon.
-_MAY_STATE_BASIS = _text.Trigger(["依据", "根据", "理由", "原因", "因为", "由于", "because", "since", "as otherwise",
-                                  "due to"])
-_BASIS_LABEL = re.compile(r"(?:basis|reason|rationale)\s*:")
 
 
-def _may_state_basis(content: str, v: _text.View) -> bool:
-    """False only when _BASIS cannot match ``content`` (``v`` is its view)."""
-    return _MAY_STATE_BASIS.hit(v) or (":" in content and _BASIS_LABEL.search(v.folded) is not None)
+def _literal_first(word: str) -> str:
+    """``\\b`` + ``word`` (which starts with a word character), written to start with a literal.
+
+    ``w(?<!\\ww)ord`` is ``\\bword``: the lookbehind, read after the first
+    letter, asks that no word character stands before it.
+    """
+    return f"{word[0]}(?<!\\w{word[0]}){word[1:]}"
+
+
+#: _BASIS_PATTERN for the text _text.fold() lower-cased (same length, same word
+#: boundaries), without re.IGNORECASE (which makes the regex engine fold every
+#: character it compares): the same matches at the same offsets. Its nested
+#: alternations are spelled out, in the same order (so the same alternative
+#: wins at each position), and each branch starts with a literal: the regex
+#: engine then skips to the characters a basis can start with instead of
+#: trying every branch at every character. One group per branch (the clause).
+_FOLDED_BASIS = re.compile("|".join(
+    [rf"{label}\s*[:：]\s*([^）)\n]{{1,400}})" for label in ("依据", "根据", "理由", "原因")]
+    + [r"\(\s*(?:basis|reason|rationale)\s*:\s*([^)\n]{1,400})\)"]
+    + [rf"{label}\s*:\s*([^.;\n]{{1,400}})" for label in ("basis", "reason", "rationale")]
+    + [rf"{word}([^。；;！？!?\n]{{1,300}})" for word in ("因为", "由于", "理由是", "原因是")]
+    + [rf"{_literal_first(word)}\b([^.;!?\n]{{1,300}})"
+       for word in ("because", "since", r"as\s+otherwise", r"due\s+to")]))
 
 
 def stated_bases(content: str, folded: str | None = None) -> list[str]:
@@ -560,7 +570,7 @@ def stated_bases(content: str, folded: str | None = None) -> list[str]:
     """
     if folded is None:
         folded = _text.fold(content)
-    # Each alternative of the pattern holds exactly one group: the last matched is the clause.
+    # Each branch of the pattern holds exactly one group: the last matched is the clause.
     return [content[m.start(m.lastindex):m.end(m.lastindex)] for m in _FOLDED_BASIS.finditer(folded)]
 
 
@@ -635,16 +645,15 @@ class MethodUnsupportedBasis(_MethodRule):
         self._positions = lexicon.compile_words(o.user_position)
         self._meta = lexicon.compile_words(o.meta_words)
         self._may_attribute = _text.Trigger(o.user_position)
-        self._may_mention_meta = _text.Trigger(o.meta_words)
+        # A meta word in a basis is one in the content too (fold(basis) is a slice of fold(content)).
+        self._may_mention_meta = _text.entry_filter(o.meta_words)
 
-    def may_fail(self, content: str, ctx: Any) -> bool:
-        # A failure needs a user position or a stated basis (what _BASIS needs).
-        v = _text.view(ctx, content)
-        return self._may_attribute.hit(v) or _may_state_basis(content, v)
+    # No may_fail: problem() starts with the two cheap tests (a user-position
+    # trigger, one prefilter-friendly basis scan), each run once.
 
     def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
         v = _text.view(ctx, content)
-        # Each regex runs only when its trigger says it can match (the view is shared).
+        # The position regex runs only when its trigger says it can match (the view is shared).
         position = (self._positions.search(content)
                     if self._positions is not None and self._may_attribute.hit(v) else None)
         if position is not None:
@@ -655,18 +664,16 @@ class MethodUnsupportedBasis(_MethodRule):
             if all(_asks_only(m, ctx) for m in users):
                 return (f"it attributes a position to the user ({position.group(0)!r}) but the user only asked; "
                         "the position is someone else's")
-        if not _may_state_basis(content, v):
-            return None
         bases = stated_bases(content, v.folded)
         if not bases:
             return None
         evidence = _evidence(ctx.sources(memory), ctx)
+        # support(ignore=meta) masks the meta words first; the mask runs only where one can be.
+        meta = self._meta
+        if meta is not None and self._may_mention_meta is not None and not self._may_mention_meta.search(v.folded):
+            meta = None
         for basis in bases:
-            # support(ignore=meta) masks the meta words first; the mask runs only where one can be.
-            claim = basis
-            if self._meta is not None and self._may_mention_meta.hit(_text.View(basis)):
-                claim = self._meta.sub(" ", basis)
-            score = _text.support_in(claim, evidence)
+            score = _text.support_in(basis if meta is None else meta.sub(" ", basis), evidence)
             if score is not None and score < self.options.min_support:
                 return (f"the stated basis {basis.strip()[:60]!r} is not found in the source messages "
                         f"(support {score:.2f}); a reason may not be invented")
