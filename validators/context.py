@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import ContextError
 
 Role = Literal["user", "assistant", "tool", "system"]
+NonEmpty = Annotated[str, Field(min_length=1)]
 Status = Literal["active", "pending", "conflict", "invalid", "archived"]
 
 # Event times outside this window are treated as unknown: epoch seconds sent
@@ -54,19 +55,13 @@ class Message(BaseModel):
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
-    id: str
-    sessionKey: str
+    # Non-empty checked inside pydantic-core (a Python validator ran twice per message).
+    id: NonEmpty
+    sessionKey: NonEmpty
     role: Role
     content: str
     timestamp: Any = None
     recordedAt: Any = None
-
-    @field_validator("id", "sessionKey")
-    @classmethod
-    def _non_empty(cls, v: str) -> str:
-        if not v:
-            raise ValueError("must not be empty")
-        return v
 
     @cached_property
     def event_ms(self) -> int | None:
