@@ -55,10 +55,11 @@ from typing import Any, Callable, Iterable, Iterator
 if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks import instructions  # noqa: E402
 from benchmarks.generate import Answer, make_answer, make_answers  # noqa: E402
 
 FAMILIES = "SPITQLGMW"
-SECTIONS = ("throughput", "stages", "latency", "scaling", "cli", "streaming", "jobs")
+SECTIONS = ("throughput", "stages", "latency", "scaling", "cli", "streaming", "jobs", "instructions")
 
 # Targets of the issue (one core, same run).
 TARGET_VALID_MPS = 30_000
@@ -628,6 +629,10 @@ def run(sizes: Sizes, only: tuple[str, ...] = SECTIONS, log: Callable[[str], Non
                 f"time {r['time_ratio']:7.1f}x")
         res.target(f"{section['max_factor']}x input: time ratio", section["worst_ratio_at_max"],
                    TARGET_SCALING * section["max_factor"] / 100, at_most=True, unit="x")
+    if "instructions" in only:
+        log("\n## instructions per answer (valgrind; independent of the machine's load)")
+        res.sections["instructions"] = section = instructions.measure()
+        log(instructions.text(section))
     with tempfile.TemporaryDirectory(prefix="memvet-bench-") as workdir:
         if "cli" in only:
             log("\n## memvet check on JSONL files (subprocess; 3 scenes, 20 memories per answer)")
@@ -766,6 +771,14 @@ def markdown(res: Results, command: str) -> str:
         out += ["", f"**streaming** ({s['answer']})", "", "| lines | s | memories/s | peak RSS MB |",
                 "|---:|---:|---:|---:|"]
         out += [f"| {r['lines']:,} | {r['seconds']:.2f} | {r['memories_per_s']:,.0f} | {r['max_rss_mb']:.1f} |"
+                for r in s["rows"]]
+    s = res.sections.get("instructions")
+    if s and s.get("available"):
+        out += ["", "**instructions per answer** (valgrind cachegrind, 3 scenes x 20 memories; setup subtracted)", "",
+                "| answers | memvet | jsonschema | pydantic validate_json | memvet / jsonschema | memvet / pydantic |",
+                "|---|---:|---:|---:|---:|---:|"]
+        out += [f"| {r['answers']} | {r['memvet_per_answer'] / 1e6:.2f} M | {r['jsonschema_per_answer'] / 1e6:.2f} M | "
+                f"{r['pydantic_per_answer'] / 1e6:.2f} M | {r['vs_jsonschema']:.2f}× | {r['vs_pydantic']:.2f}× |"
                 for r in s["rows"]]
     if "jobs" in res.sections:
         s = res.sections["jobs"]

@@ -124,3 +124,24 @@ def test_runner_drives_memvet_check_as_a_subprocess(tmp_path):
     stream = run.streaming(20, 5)
     assert [r["lines"] for r in stream["rows"]] == [5, 20]
     assert all(r["exit"] == 0 for r in stream["rows"]), stream
+
+
+def test_instruction_section_renders_and_is_skipped_without_valgrind(monkeypatch):
+    from benchmarks import instructions
+
+    monkeypatch.setattr(instructions.shutil, "which", lambda name: None)
+    assert instructions.measure() == {"available": False}
+    assert "skipped" in instructions.text({"available": False})
+    res = run.Results(sections={"instructions": {"available": True, "rows": [
+        {"answers": "valid", "memvet_per_answer": 9e6, "jsonschema_per_answer": 18e6, "pydantic_per_answer": 6e5,
+         "vs_jsonschema": 0.5, "vs_pydantic": 15.0}]}})
+    md = run.markdown(res, "python benchmarks/run.py --only instructions")
+    assert "| valid | 9.00 M | 18.00 M | 0.60 M | 0.50× | 15.00× |" in md
+
+
+@pytest.mark.skipif(not __import__("shutil").which("valgrind"), reason="valgrind is not installed")
+def test_instruction_counts_are_positive_and_subtract_the_setup():
+    from benchmarks import instructions
+
+    count = instructions.per_answer("pydantic", 0.0, answers=2, repeat=50)
+    assert 1e4 < count < 1e8  # one pydantic parse of a 20-memory answer: ~0.65 M instructions
