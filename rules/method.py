@@ -42,7 +42,7 @@ import re
 from typing import Any, Iterable
 
 from memvet.rule import Finding, Rule, RuleOptions
-from memvet.rules import _text, lexicon
+from memvet.rules import _text, _wordmatch, lexicon
 
 METHOD, FACT = "work_method", "work_fact"
 METHOD_ONLY_METADATA = ("scope", "method_type")
@@ -137,6 +137,16 @@ class _MethodRule(Rule):
         raise NotImplementedError
 
 
+def _rarest_pieces(words: Iterable[str]) -> list[str]:
+    """One space-free piece of each entry (its longest): present in a text whenever the entry matches.
+
+    A match in a masked text puts the entry's non-space characters on characters
+    masking left alone (it writes only spaces), so each piece is a substring of
+    the folded original text too.
+    """
+    return [max(w.split(), key=len) for w in words if w.strip()]
+
+
 def is_normative(text: str, norms: re.Pattern[str] | None, not_norms: re.Pattern[str] | None,
                  openers: re.Pattern[str] | None, positions: re.Pattern[str] | None) -> bool:
     """Does ``text`` read as a rule (a normative word, 当…时, an imperative or a user position)?"""
@@ -214,12 +224,45 @@ class MethodNotNormative(_MethodRule):
         self._not_norms = lexicon.compile_words(o.not_normative)
         self._openers = _text.compile_openers(o.imperatives)
         self._positions = lexicon.compile_words(o.user_position)
+        # Exact prefilters (False only when the list cannot match): each pattern
+        # above runs only where its list may be. None: the list cannot be filtered.
+        self._may_norm = _text.entry_filter(_rarest_pieces(o.normative))
+        self._may_norm_word = _wordmatch.WordFilter(o.normative)  # sharper, for the content itself
+        self._may_mask = _text.entry_filter(o.not_normative)
+        self._may_open = _wordmatch.WordFilter(o.imperatives)  # bounded, like the opener words
+        self._may_attribute = _text.Trigger(o.user_position)
 
     def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
-        if is_normative(content, self._norms, self._not_norms, self._openers, self._positions):
+        if self._reads_as_rule(content, ctx):
             return None
         return ("a work_method needs a normative statement (应/必须/不要/优先, should/must/never, or "
                 "'用户主张 … + rule'); this one only describes, so it is downgraded to work_fact")
+
+    def _reads_as_rule(self, content: str, ctx: Any) -> bool:
+        """:func:`is_normative` of the content, each search skipped where its prefilter rules it out."""
+        v = _text.view(ctx, content)
+        folded = v.folded
+        masks = self._not_norms is not None and (self._may_mask is None or self._may_mask.search(folded) is not None)
+        if self._norms is None:
+            may_norm = False
+        elif not masks:
+            # Whole words (a set lookup, the word set shared with the G and L rules) instead of
+            # a scan that stops at every common letter. Only on the content itself: masking can
+            # put a word boundary next to a word.
+            may_norm = self._may_norm_word.may_match(_wordmatch.text_facts(ctx, content))
+        else:
+            may_norm = self._may_norm is None or self._may_norm.search(folded) is not None
+        if may_norm or "当" in content:  # the two tests that read the masked text
+            masked = _text.mask(self._not_norms, content) if masks else content
+            if may_norm and self._norms.search(masked):  # type: ignore[union-attr]
+                return True
+            if "当" in masked and _WHEN_THEN.search(masked):
+                return True
+        if self._openers is not None and self._may_open.may_match(_wordmatch.text_facts(ctx, content)):
+            if self._openers.search(content):
+                return True
+        return (self._positions is not None and self._may_attribute.hit(v)
+                and self._positions.search(content) is not None)
 
 
 # --- M002 -------------------------------------------------------------------------
@@ -312,6 +355,9 @@ class MethodNotTransferable(_MethodRule):
         marker = lexicon.compile_words(o.illustration_markers)
         marker_pat = marker.pattern if marker else r"(?!x)x"
         self._asides = re.compile(rf"(?:{marker_pat}|{_ASIDE_EN}){_ASIDE_CLAUSE}", re.IGNORECASE)
+        # An aside needs a marker, or one of these words of _ASIDE_EN ("as … did" needs "did").
+        self._may_aside = _text.entry_filter(_rarest_pieces(o.illustration_markers)
+                                             + ["e.g.", "example", "instance", "such", "did"])
 
     def may_fail(self, content: str, ctx: Any) -> bool:
         # Every anchor and ticket reference holds a digit, and then one of: seven
@@ -324,7 +370,12 @@ class MethodNotTransferable(_MethodRule):
 
     def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
         # Code blocks, inline code and asides hold examples, not the rule's scope.
-        text = _text.mask(self._asides, _text.mask_parentheses(_text.mask_code(content)))
+        text = _text.mask_code(content)
+        if text != content and not _may_hold_anchor(text):
+            return None  # the anchors were all in code (a stack trace): the scans below find nothing
+        text = _text.mask_parentheses(text)
+        if self._may_aside is None or self._may_aside.search(_text.view(ctx, content).folded):
+            text = _text.mask(self._asides, text)
         m = self._anchors.search(text)
         if m is None and self._ticket_ref is not None and (t := self._ticket_ref.search(text)):
             return (f"the rule is pinned to a ticket ({t.group(0).strip()!r}) and does not transfer to other "
@@ -335,6 +386,16 @@ class MethodNotTransferable(_MethodRule):
         what = {"hash": "a commit", "ticket": "a ticket", "date": "a date", "release": "a release"}[kind]
         return (f"the rule is pinned to {what} ({m.group(0).strip()!r}) and does not transfer to other tasks; "
                 "downgraded to work_fact (keep specifics only as examples)")
+
+
+def _may_hold_anchor(text: str) -> bool:
+    """:meth:`MethodNotTransferable.may_fail` for a masked text: False only when no anchor can be in it."""
+    if _ANCHOR_HINT.search(text) is not None:
+        return True
+    return "月" in text or (_HAS_DIGIT.search(text) is not None and _MONTH_HINT.search(_text.fold(text)) is not None)
+
+
+_HAS_DIGIT = re.compile(r"\d")
 
 
 # --- M003 -------------------------------------------------------------------------
