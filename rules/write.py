@@ -20,10 +20,11 @@ the current task, it just must not outlive it.
 
 Speed: every rule runs on every record and almost every record is fine, so
 ``check()`` answers that case with ``()`` after its cheapest test (the kind,
-a key) before any generator exists. W005 and W008 put a :class:`Prefilter`
--- one plain search of the lower-cased text -- in front of their sentence
-analysis, and W005 looks at source messages only when some message of the
-batch may hold a temporary marker (computed once per batch).
+a key) before any generator exists. W005 and W008 put a word-list filter
+(:class:`~memvet.rules._wordmatch.WordFilter`: set lookups in the facts of
+the text that every content rule of the call shares) in front of their
+sentence analysis, and W005 looks at source messages only when some message
+of the batch may hold a temporary marker (computed once per batch).
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ from typing import Any, Iterable, Iterator
 from memvet.routing import KINDS, LONG_TERM_KINDS, task_fields
 from memvet.rule import Finding, Rule, RuleOptions
 
-from . import lexicon
+from . import _text, lexicon
+from ._wordmatch import WordFilter, text_facts
 
 # --------------------------------------------------------------------------
 # Text helpers shared by W005, W007, W008. Everything is compiled once and
@@ -176,6 +178,95 @@ def _trie(words: set[str]) -> str:
     return emit(root)
 
 
+_CJK = re.compile(f"[{_text.CJK_CHAR}]")
+_ASCII_RUN = re.compile(r"[a-z0-9]+")
+
+
+class MarkerFilter:
+    """Can an entry of some word lists occur in a text at all? A few ``in`` tests answer "certainly not".
+
+    :class:`Prefilter` lower-cases the text and runs a regex over it; on
+    Chinese text both cost tens of instructions per character, while
+    ``str in`` skips through it at about one. So each entry is reduced to
+    substrings that every lexicon match of it (``re.IGNORECASE``) contains
+    literally:
+
+    - an entry with CJK: its CJK characters (they have no case, so the
+      pattern matches them exactly), and the entry itself when it is all CJK.
+      Entries are grouped under a character many of them share, so a text
+      without any of a handful of anchors (先, 回, 临 ...) takes a handful of
+      tests;
+    - an ASCII entry: its rarest word, then the entry itself, lower-cased,
+      in the lower-cased ASCII characters of the text (``encode("ascii",
+      "ignore")``: an all-ASCII match stays one contiguous piece there). The
+      only other characters ``re.IGNORECASE`` equates with ASCII letters are
+      ``İ ı ſ K``: a text holding one is always a "maybe";
+    - any other entry (cased non-ASCII letters, no CJK): always "maybe".
+
+    Every test asks whether some substring occurs, so a text that contains
+    another passes whenever the other does: a batch's messages can be asked
+    once, joined, and one by one only when that says "maybe".
+    """
+
+    __slots__ = ("_always", "_by_anchor", "_ascii_by_key")
+
+    def __init__(self, *word_lists: list[str]):
+        entries = sorted({w.strip() for words in word_lists for w in words if w.strip()})
+        self._always = any(not w.isascii() and not _CJK.search(w) for w in entries)
+        self._by_anchor = _group_by_anchor([w for w in entries if _CJK.search(w)])
+        by_key: dict[str, list[str]] = {}
+        for w in (w.lower() for w in entries if w.isascii()):
+            key = max(_ASCII_RUN.findall(w) or [w], key=lambda run: (run not in _STOP, len(run)))
+            by_key.setdefault(key, []).append(w)
+        self._ascii_by_key = tuple(by_key.items())
+
+    def may_match(self, text: str) -> bool:
+        if self._always:
+            return True
+        for anchor, all_cjk, partly_cjk in self._by_anchor:
+            if anchor in text:
+                if partly_cjk:
+                    return True
+                for word in all_cjk:  # a loop, not any(): no generator per call
+                    if word in text:
+                        return True
+        if not self._ascii_by_key:
+            return False
+        if text.isascii():
+            letters = text.lower()
+        elif "İ" in text or "ı" in text or "ſ" in text or "\u212a" in text:
+            return True  # the only non-ASCII characters re.IGNORECASE equates with an ASCII letter
+        else:
+            letters = text.encode("ascii", "ignore").decode("ascii").lower()
+        for key, words in self._ascii_by_key:
+            if key in letters:
+                for word in words:
+                    if word in letters:
+                        return True
+        return False
+
+
+def _group_by_anchor(entries: list[str]) -> tuple[tuple[str, tuple[str, ...], bool], ...]:
+    """``(anchor, all-CJK entries, any other entry?)`` groups that cover ``entries``.
+
+    Greedy: the CJK character most of the remaining entries hold anchors the
+    next group, so a few anchors cover a list of dozens.
+    """
+    groups = []
+    left = list(entries)
+    while left:
+        counts: dict[str, int] = {}
+        for w in left:
+            for ch in set(_CJK.findall(w)):
+                counts[ch] = counts.get(ch, 0) + 1
+        anchor = max(sorted(counts), key=counts.__getitem__)
+        held = [w for w in left if anchor in w]
+        left = [w for w in left if anchor not in w]
+        all_cjk = tuple(w for w in held if len(_CJK.findall(w)) == len(w))
+        groups.append((anchor, all_cjk, len(all_cjk) < len(held)))
+    return tuple(groups)
+
+
 def _negated(text: str, start: int, negations: re.Pattern[str] | None) -> bool:
     """Is the marker at ``start`` negated just before it ("尚未决定", "not yet decided")?"""
     return bool(negations and negations.search(text[max(0, start - 12):start]))
@@ -223,6 +314,22 @@ class Temporal:
         self.lasting = lexicon.compile_words(options.lasting)
         #: "no temporary marker anywhere in this text" in one cheap search ("until" for _UNTIL_FIXED).
         self.prefilter = Prefilter(options.temporary, extra=("until",))
+        # The same question, False only when no sentence of an unquoted text
+        # holds a temporary marker (a lexicon match of ``temporary`` or
+        # ``\\buntil\\b`` inside a sentence is one inside the text), asked two ways:
+        #: of one text, through the facts the call's content rules share (see :meth:`may_hold`);
+        self.word_filter = WordFilter([*options.temporary, "until"])
+        #: of a long text (a batch's messages joined), in a few ``in`` tests.
+        self.markers = MarkerFilter(options.temporary, ["until"])
+
+    def may_hold(self, clean: str, ctx: Any) -> bool:
+        """False only when no sentence of ``clean`` (an unquoted text) holds a temporary marker.
+
+        Set lookups in the :func:`~memvet.rules._wordmatch.text_facts` of
+        ``clean``: when nothing is quoted that is the text itself, whose facts
+        the other content rules of this call have built already.
+        """
+        return self.word_filter.may_match(text_facts(ctx, clean))
 
     def is_temporary(self, sentence: str) -> str | None:
         """The temporary marker of a sentence that is not a lasting rule, else None."""
@@ -527,7 +634,7 @@ class TemporaryAsConvention(Rule):
         if record.get("kind") not in LONG_TERM_KINDS:
             return ()
         content = record.get("content") or ""
-        marker = self._temporary_content(content)
+        marker = self._temporary_content(content, ctx)
         if marker:
             return [_reroute(record, ctx, f"the content describes a temporary change ({marker!r}) as a "
                                           f"lasting {record['kind']}")]
@@ -537,10 +644,10 @@ class TemporaryAsConvention(Rule):
                                           f"recorded as a lasting {record['kind']}")]
         return ()
 
-    def _temporary_content(self, content: str) -> str | None:
+    def _temporary_content(self, content: str, ctx: Any) -> str | None:
         """The marker of the content's first temporary sentence, or None."""
         clean = unquote(content)
-        if not self.temporal.prefilter.may_match(clean):
+        if not self.temporal.may_hold(clean, ctx):
             return None  # the common case: one search instead of a sentence analysis
         for sentence in sentences(clean):
             marker = self.temporal.is_temporary(sentence)
@@ -583,9 +690,11 @@ class TemporaryAsConvention(Rule):
         stable while the set is used). Tool output is left out: it says
         "temporarily unavailable" about itself.
         """
-        may_match = self.temporal.prefilter.may_match
-        return frozenset(id(m) for m in ctx.batch.messages
-                         if m.role in ("user", "assistant") and may_match(unquote(m.content)))
+        may_match = self.temporal.markers.may_match
+        spoken = [(m, unquote(m.content)) for m in ctx.batch.messages if m.role in ("user", "assistant")]
+        if not may_match("\n".join([clean for _, clean in spoken])):
+            return frozenset()  # the common case: all of them ruled out at once, in a few ``in`` tests
+        return frozenset(id(m) for m, clean in spoken if may_match(clean))
 
 
 class PreferenceNotAdopted(Rule):
@@ -867,7 +976,8 @@ class ProposalAsDecision(Rule):
     def __init__(self, options: ProposalOptions | None = None):
         super().__init__(options)
         self.settled = lexicon.compile_words(self.options.settled)
-        self.settled_prefilter = Prefilter(self.options.settled)
+        #: "nothing presented as settled": set lookups in the content's shared facts.
+        self.settled_filter = WordFilter(self.options.settled)
         self.proposal = lexicon.compile_words(self.options.proposal)
         self.negations = _negation_pattern(tuple(self.options.negations))
 
@@ -883,7 +993,7 @@ class ProposalAsDecision(Rule):
         if self.proposal is None:
             return ()
         content = unquote(record.get("content") or "")
-        if not self.settled_prefilter.may_match(content):
+        if not self.settled_filter.may_match(text_facts(ctx, content)):
             return ()  # the common case: nothing presented as settled
         return self._findings(record, content, ctx)
 

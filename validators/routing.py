@@ -86,11 +86,18 @@ def commits_in(text: str) -> list[str]:
 
 def _message_provenance(m: Any) -> tuple[str | None, str | None, list[str]]:
     """``(source tag, confirmation tag, commit tags)`` of one message."""
-    if m.role == "tool":
-        return f"tool:{m.id}", None, [f"commit:{sha}" for sha in commits_in(m.content)]
-    if m.role == "user":
-        return None, f"user:{m.id}", [f"commit:{sha}" for sha in commits_in(m.content)]
-    return None, None, []
+    role = m.role
+    if role != "tool" and role != "user":
+        return _NO_TAGS
+    content = m.content
+    # commits_in's own test first: most messages name no commit (no list to build).
+    commits = [f"commit:{sha}" for sha in commits_in(content)] if "ommit" in content or "OMMIT" in content else []
+    if role == "tool":
+        return f"tool:{m.id}", None, commits
+    return None, f"user:{m.id}", commits
+
+
+_NO_TAGS: tuple[None, None, tuple[str, ...]] = (None, None, ())  # an assistant (or system) message
 
 
 def provenance(record: dict[str, Any], ctx: RuleContext,
@@ -117,15 +124,14 @@ def _tag_memo(ctx: Any) -> dict[int, Any] | None:
 
 def _provenance(record: dict[str, Any], messages: list[Any],
                 tags_of: dict[int, Any] | None) -> tuple[list[str], list[str]]:
+    if tags_of is None:
+        tags_of = {}  # no batch to remember the tags in: this call's own
     source: list[str] = []
     confirmed: list[str] = []
     for m in messages:
-        if tags_of is None:
-            tags = _message_provenance(m)
-        else:
-            tags = tags_of.get(id(m))
-            if tags is None:
-                tags = tags_of[id(m)] = _message_provenance(m)
+        tags = tags_of.get(id(m))
+        if tags is None:
+            tags = tags_of[id(m)] = _message_provenance(m)
         if tags[0]:
             source.append(tags[0])
         elif tags[1]:
@@ -200,7 +206,9 @@ def route_all(items: list[tuple[dict[str, Any], list[Any]]], ctx: RuleContext) -
         task_id = task_id_of(record) if kind == "task_state" else None
         source, confirmed_by = _provenance(record, messages, tags_of)
         record["kind"] = kind
-        namespace, scope = _placement(kind, task_id, routing, rendered)
+        # Most records share a (kind, task) whose placement the batch has rendered already.
+        placed = rendered.get((kind, task_id)) if task_id is None or isinstance(task_id, str) else None
+        namespace, scope = placed if placed is not None else _placement(kind, task_id, routing, rendered)
         record["namespace"] = namespace  # key order is the report's: keep it
         record["task_id"] = task_id
         record["scope"] = scope
