@@ -31,7 +31,9 @@ from __future__ import annotations
 import difflib
 import unicodedata
 from bisect import bisect_left
-from typing import Any, Iterable, Iterator, NamedTuple
+from itertools import chain, repeat
+from operator import contains, itemgetter
+from typing import Any, Iterable, Iterator, NamedTuple, Sequence
 
 from memvet import pointer as jp
 from memvet.rule import Finding, Rule
@@ -183,6 +185,12 @@ def scene_id_lists(ctx: Any) -> SceneIdLists:
     if hit is not None and hit[0] is scene:
         return hit[1]
     new_ids = ctx.batch.new_by_id.keys()
+    memories = scene["memories"]
+    indexes = _memory_indexes_of(ctx, ctx.scene_index)
+    if _lists_all_fine(scene, memories, indexes, new_ids):
+        found = _NOTHING_ODD
+        ctx.scratch[key] = (scene, found)
+        return found
     odd: list[tuple[str, list[str], bool]] = []
     repeated: list[tuple[str, list[str], bool]] = []
 
@@ -199,8 +207,7 @@ def scene_id_lists(ctx: Any) -> SceneIdLists:
     unique = set(ids)
     if len(unique) != len(ids) or not new_ids >= unique:
         sort_out(ids, None, "/message_ids")
-    memories = scene["memories"]
-    for j in _memory_indexes_of(ctx, ctx.scene_index):
+    for j in indexes:
         memory = memories[j]
         ids = memory["source_message_ids"]
         unique = set(ids)
@@ -218,15 +225,45 @@ def scene_id_lists(ctx: Any) -> SceneIdLists:
     return found
 
 
-def _memory_indexes_of(ctx: Any, scene_index: int) -> list[int]:
-    """:func:`scene_memory_indexes` as a list, from one pass over ``valid_memories`` per call."""
-    by_scene = ctx.scratch.get("identity.memory-indexes")
-    if by_scene is None or by_scene[0] is not ctx.valid_memories:
-        index: dict[int, list[int]] = {}
-        for i, j in ctx.valid_memories:
-            index.setdefault(i, []).append(j)
-        by_scene = ctx.scratch["identity.memory-indexes"] = (ctx.valid_memories, index)
-    return by_scene[1].get(scene_index, [])
+#: What :func:`scene_id_lists` finds in a valid scene. Shared and never mutated (the rules only read it).
+_NOTHING_ODD = SceneIdLists([], [])
+
+_source_ids_of = itemgetter("source_message_ids")
+
+
+def _lists_all_fine(scene: dict[str, Any], memories: list[Any], indexes: Sequence[int], new_ids: Any) -> bool:
+    """Does every list of the scene name new messages only, each once -- with no evidence list at all?
+
+    The common case, decided without Python work per id or per memory (map,
+    chain and set run in C); a False sends :func:`scene_id_lists` to the
+    exact per-list walk. ``ctx.original`` is schema-valid: memories are dicts,
+    id lists are lists of strings, metadata is a dict.
+    """
+    kept = memories if len(indexes) == len(memories) else [memories[j] for j in indexes]
+    lists = list(map(_source_ids_of, kept))
+    lists.append(scene["message_ids"])
+    if not new_ids >= set(chain.from_iterable(lists)):
+        return False
+    if list(map(len, map(set, lists))) != list(map(len, lists)):
+        return False
+    # Evidence lists are rare: any memory citing one takes the per-list walk.
+    metas = filter(None, map(dict.get, kept, repeat("metadata")))
+    return not any(map(contains, metas, repeat("projectEvidence")))
+
+
+def _memory_indexes_of(ctx: Any, scene_index: int) -> Sequence[int]:
+    """:func:`scene_memory_indexes` as a sequence: two binary searches in ``valid_memories``.
+
+    No pass over the memories: when every memory of the scene is well formed
+    (the common case) it is a range.
+    """
+    valid = ctx.valid_memories
+    lo = bisect_left(valid, (scene_index, -1))
+    hi = bisect_left(valid, (scene_index + 1, -1), lo)
+    count = hi - lo
+    if count and valid[hi - 1][1] == count - 1:
+        return range(count)  # indexes are sorted and distinct: 0..count-1 exactly
+    return [j for _, j in valid[lo:hi]]
 
 
 def _ids_of_kind(ctx: Any, kind: str) -> Iterator[tuple[str, str]]:
@@ -439,9 +476,11 @@ class SourceOutsideScene(Rule):
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         in_scene = ctx.scene["message_ids"]
-        if all(map(in_scene.__contains__, ctx.original["source_message_ids"])):
-            return ()  # the common case: every source is in the scene's range
-        return self._findings(ctx, in_scene)
+        # A plain loop: one or two sources, cheaper than all(map(...)).
+        for mid in ctx.original["source_message_ids"]:
+            if mid not in in_scene:
+                return self._findings(ctx, in_scene)
+        return ()  # the common case: every source is in the scene's range
 
     @staticmethod
     def _findings(ctx: Any, in_scene: list[str]) -> Iterator[Finding]:
@@ -548,7 +587,22 @@ class MessageInSeveralScenes(Rule):
     target = "output"
     action = "warn"
 
-    def check(self, output: list[Any], ctx: Any) -> Iterator[Finding]:
+    def check(self, output: list[Any], ctx: Any) -> Iterable[Finding]:
+        # Two scenes can share a message only by listing the same id: when no
+        # id string recurs across scenes, nothing is walked (set work in C).
+        original = ctx.original
+        listed: set[str] = set()
+        for i in ctx.valid_scenes:
+            scene = original[i]
+            if scene["memories"]:
+                ids = scene["message_ids"]
+                if not listed.isdisjoint(ids):
+                    return self._findings(ctx)
+                listed.update(ids)
+        return ()
+
+    @staticmethod
+    def _findings(ctx: Any) -> Iterator[Finding]:
         batch = ctx.batch
         new_by_id = batch.new_by_id
         original = ctx.original

@@ -57,6 +57,9 @@ ENUMS: dict[str, tuple[str, ...]] = {
     "artifact_type": ("doc", "pr", "issue", "commit", "repo", "branch", "design", "report", "prompt", "dataset"),
 }
 
+_SCOPES, _METHOD_TYPES, _ARTIFACT_TYPES = ENUMS["scope"], ENUMS["method_type"], ENUMS["artifact_type"]
+assert ENUMS.keys() == {"scope", "method_type", "artifact_type"}  # MetadataEnum.check tests these three
+
 ACTIVITY_TIMES = ("activity_start_time", "activity_end_time")
 TIME_KEYS = ("deadline", *ACTIVITY_TIMES)
 
@@ -160,23 +163,31 @@ def _iso(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).isoformat().replace("+00:00", "Z")
 
 
-def _equal_to_second(written: WrittenTime, ms: int | None) -> bool:
-    return ms is not None and written.start_ms // 1000 == ms // 1000
-
-
 def recorded_at_instead_of_timestamp(written: WrittenTime, sources: list[Any]) -> Any | None:
     """The source whose ``recordedAt`` the time copies (to the second), unless it is also an event time."""
-    if not written.has_time_of_day:
+    if written.unit == "day":
         return None
-    if any(_equal_to_second(written, m.event_ms) for m in sources):
-        return None
-    return next((m for m in sources if _equal_to_second(written, m.recorded_ms)), None)
+    # Plain loops over the one or two sources: cheaper than any()/next() over generators.
+    second = written.start_ms // 1000
+    for m in sources:
+        event_ms = m.event_ms
+        if event_ms is not None and event_ms // 1000 == second:
+            return None
+    for m in sources:
+        recorded_ms = m.recorded_ms
+        if recorded_ms is not None and recorded_ms // 1000 == second:
+            return m
+    return None
 
 
-def _has_activity_time(meta: Any) -> bool:
-    """Is ``meta`` (a memory's metadata, maybe missing) a dict with an activity time?"""
-    # Spelled out: these rules run on every memory, and most have no activity time.
-    return bool(meta) and isinstance(meta, dict) and ("activity_start_time" in meta or "activity_end_time" in meta)
+def _is_time_text(value: Any) -> bool:
+    """Is ``value`` a string :func:`parse_time` accepts? (T006's question.)"""
+    return isinstance(value, str) and is_iso_time(value)
+
+
+def _event_times(sources: list[Any]) -> list[int]:
+    """The valid event times (epoch ms) of ``sources``, in order."""
+    return [ms for ms in [m.event_ms for m in sources] if ms is not None]
 
 
 def _key_path(key: str) -> str:
@@ -395,10 +406,13 @@ class MetadataEnum(Rule):
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         meta = memory.get("metadata")
-        if meta and isinstance(meta, dict):
-            for key, allowed in ENUMS.items():
-                if key in meta and meta[key] not in allowed:
-                    return self._findings(meta)
+        if not meta or not isinstance(meta, dict):
+            return ()
+        # Unrolled over ENUMS (no loop, no tuple unpacking): this runs on every memory.
+        if ("scope" in meta and meta["scope"] not in _SCOPES) or \
+                ("method_type" in meta and meta["method_type"] not in _METHOD_TYPES) or \
+                ("artifact_type" in meta and meta["artifact_type"] not in _ARTIFACT_TYPES):
+            return self._findings(meta)
         return ()
 
     @staticmethod
@@ -507,16 +521,25 @@ class BadTime(Rule):
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         meta = memory.get("metadata")
-        if not meta or not isinstance(meta, dict) or ("deadline" not in meta and not _has_activity_time(meta)):
+        if not meta or not isinstance(meta, dict):
             return ()
-        return self._findings(meta)
+        # The common case -- no time, or every time ISO 8601 -- ends here without
+        # a generator. Activity times go through parsed_time, so T008 and T009
+        # reuse this parse; a deadline only needs the yes/no.
+        if "deadline" in meta and not _is_time_text(meta["deadline"]):
+            return self._findings(meta)
+        if "activity_start_time" in meta and parsed_time(meta["activity_start_time"], ctx) is None:
+            return self._findings(meta)
+        if "activity_end_time" in meta and parsed_time(meta["activity_end_time"], ctx) is None:
+            return self._findings(meta)
+        return ()
 
     @staticmethod
     def _findings(meta: dict[str, Any]) -> Iterator[Finding]:
         for key in TIME_KEYS:
             if key in meta:
                 value = meta[key]
-                if not isinstance(value, str) or not is_iso_time(value):
+                if not _is_time_text(value):
                     path = _key_path(key)
                     yield Finding(f"metadata.{key} {value!r} is not an ISO 8601 time; removed", path=path,
                                   fix=[{"op": "remove", "path": path}])
@@ -562,8 +585,13 @@ class GuessedTime(Rule):
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         meta = memory.get("metadata")
-        if not _has_activity_time(meta) or any(m.event_ms is not None for m in ctx.sources(memory)):
+        # Spelled out in T006-T009: they run on every memory, and most have no activity time.
+        if not meta or not isinstance(meta, dict) or \
+                ("activity_start_time" not in meta and "activity_end_time" not in meta):
             return ()
+        for m in ctx.sources(memory):
+            if m.event_ms is not None:
+                return ()  # a real event time: the activity time need not be a guess
         return self._findings(meta)
 
     @staticmethod
@@ -619,15 +647,18 @@ class TimeOutsideSources(Rule):
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         meta = memory.get("metadata")
-        if not _has_activity_time(meta):
+        if not meta or not isinstance(meta, dict) or \
+                ("activity_start_time" not in meta and "activity_end_time" not in meta):
             return ()
-        return self._findings(memory, meta, ctx)
-
-    def _findings(self, memory: dict[str, Any], meta: dict[str, Any], ctx: Any) -> Iterator[Finding]:
         sources = ctx.sources(memory)
-        times = [m.event_ms for m in sources if m.event_ms is not None]
+        times = _event_times(sources)
         if not times:
-            return  # T007's
+            return ()  # T007's
+        return self._findings(meta, sources, times, ctx)
+
+    def _findings(self, meta: dict[str, Any], sources: list[Any], times: list[int], ctx: Any) -> list[Finding]:
+        """The findings as a list: usually empty, and an empty list costs less than a generator."""
+        findings = []
         lo, hi = min(times), max(times)
         tolerance = self.options.tolerance_minutes * 60_000
         for key in ACTIVITY_TIMES:
@@ -639,8 +670,9 @@ class TimeOutsideSources(Rule):
             if start <= hi and end > lo:
                 continue
             span = _iso(lo) if lo == hi else f"{_iso(lo)} .. {_iso(hi)}"
-            yield Finding(f"metadata.{key} {value!r} lies outside the source messages' event times ({span})",
-                          path=_key_path(key))
+            findings.append(Finding(f"metadata.{key} {value!r} lies outside the source messages' event times ({span})",
+                                    path=_key_path(key)))
+        return findings
 
 
 class RecordedAtAsTime(Rule):
@@ -679,12 +711,15 @@ class RecordedAtAsTime(Rule):
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         meta = memory.get("metadata")
-        if not _has_activity_time(meta):
+        if not meta or not isinstance(meta, dict) or \
+                ("activity_start_time" not in meta and "activity_end_time" not in meta):
             return ()
         return self._findings(memory, meta, ctx)
 
     @staticmethod
-    def _findings(memory: dict[str, Any], meta: dict[str, Any], ctx: Any) -> Iterator[Finding]:
+    def _findings(memory: dict[str, Any], meta: dict[str, Any], ctx: Any) -> list[Finding]:
+        """The findings as a list: usually empty, and an empty list costs less than a generator."""
+        findings = []
         sources = ctx.sources(memory)
         for key in ACTIVITY_TIMES:
             value = meta.get(key)
@@ -694,6 +729,8 @@ class RecordedAtAsTime(Rule):
             copied = recorded_at_instead_of_timestamp(written, sources)
             if copied is not None:
                 path = _key_path(key)
-                yield Finding(f"metadata.{key} {value!r} is the archive time (recordedAt) of message {copied.id!r}, "
-                              f"not its event time ({_iso(copied.event_ms) if copied.event_ms else 'unknown'}); "
-                              "removed", path=path, fix=[{"op": "remove", "path": path}])
+                findings.append(Finding(
+                    f"metadata.{key} {value!r} is the archive time (recordedAt) of message {copied.id!r}, "
+                    f"not its event time ({_iso(copied.event_ms) if copied.event_ms else 'unknown'}); removed",
+                    path=path, fix=[{"op": "remove", "path": path}]))
+        return findings
