@@ -609,3 +609,26 @@ def test_gate_early_exit_never_hides_a_failure(gate):
                 failures += 1
                 assert rule.may_fail(_text.View(text), memory), (gate.code, kind, text)
     assert failures > 0  # the samples do reach the failure shapes
+
+
+# M001's prefiltered test must answer exactly as the plain searches it replaced (is_normative).
+_NORM_FRAGMENTS = ["应", "必须", "响应", "应用", "需求", "需", "当", "时", "，", "。", " ", "Always", "always ", "must",
+                   "mustard", "Never", "don't", "Use ", "use", "prefer", "用户主张", "用户习惯", "接口", "the API ",
+                   "should", "shoulder", "e.g.", "例如", "\n", "Run ", "1.", "禁止", "不要", "优先", "(", ")"]
+
+
+def test_m001_prefiltered_test_is_the_plain_search():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from memvet.rules.method import MethodNotNormative, is_normative
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.lists(st.sampled_from(_NORM_FRAGMENTS), min_size=1, max_size=10).map("".join))
+    def check(text):
+        rule = MethodNotNormative()
+        expected = is_normative(text, rule._norms, rule._not_norms, rule._openers, rule._positions)
+        assert rule._reads_as_rule(text, None) == expected, text
+
+    check()
+
