@@ -647,20 +647,10 @@ def _literal_pattern(literals: Iterable[str]) -> re.Pattern[str] | None:
             kept.append(lit)
     if not kept:
         return None
-    root: dict[str, dict] = {}
-    for lit in kept:
-        node = root
-        for ch in lit:
-            node = node.setdefault(ch, {})
-        node[""] = {}
+    # No kept literal is a prefix of another, so the longest-match trie is the plain one.
+    from memvet.rules._wordmatch import literal_trie
 
-    def emit(node: dict[str, dict]) -> str:
-        branches = [re.escape(ch) + emit(child) for ch, child in sorted(node.items()) if ch]
-        if "" in node or not branches:
-            return ""
-        return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-
-    return re.compile(emit(root))
+    return re.compile(literal_trie(kept))
 
 
 class WordSearch:
