@@ -132,7 +132,8 @@ def check_and_commit(engine: Any, args: argparse.Namespace, fmt: Callable[..., s
         if not report.ok:
             print("memvet: not committed: the report has rejects", file=sys.stderr)
             return EXIT_REJECT
-        res = store.commit(report, stream=args.stream, cursor=args.cursor, batch_id=batch_key(args.context))
+        res = store.commit(report, stream=args.stream, cursor=args.cursor, batch_id=batch_key(args.context),
+                           context=args.context)
         if res.committed:
             print(f"memvet: committed {res.records} record(s) to {store.path} (stream {args.stream!r}, cursor "
                   f"{store.get_cursor(args.stream)})", file=sys.stderr)

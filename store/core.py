@@ -142,7 +142,7 @@ class Store:
 
     # --- commit ------------------------------------------------------------------
     def commit(self, report: Any, *, stream: str, cursor: int | None, batch_id: str | None = None,
-               on_progress: Callable[[int], None] | None = None) -> CommitResult:
+               on_progress: Callable[[int], None] | None = None, context: Any = None) -> CommitResult:
         """Write ``report.records`` and the stream's cursor in ONE transaction.
 
         A no-op (``committed=False``) when the stored cursor of ``stream`` is
@@ -159,11 +159,16 @@ class Store:
         Raises :class:`RejectedReportError` for a report that is not ok and
         :class:`StoreError` for a malformed record -- before writing anything.
         ``on_progress(n)`` is called after each record written (progress bars).
+        With the batch ``context``, each memory keeps its evidence for the
+        review page: the text of its source messages (with the report's
+        redactions applied) and the codes memvet reported on it.
         """
         ok, records = _report_parts(report)
         if not ok:
             raise RejectedReportError("the report has rejects: ask the batch again, do not store it")
         rows = [self._row(r, n) for n, r in enumerate(records)]
+        for row, evidence in zip(rows, review_evidence(report, records, context)):
+            row["evidence"] = evidence
         batch_id = batch_id or (f"{stream}@{cursor}" if cursor is not None else None)
         if batch_id is None:
             raise StoreError("commit needs a cursor or a batch_id", field="cursor")
@@ -408,9 +413,16 @@ class Store:
             b.log(c, "restore", memory_id, {"from": "invalid"}, actor=by)
         return self.get(memory_id)  # type: ignore[return-value]
 
-    def review(self) -> list[dict[str, Any]]:
-        """Pending and conflicting memories: what waits for a person."""
-        return self.backend.find(statuses=("pending", "conflict"))
+    def review(self, statuses: Iterable[str] = ("pending", "conflict")) -> list[dict[str, Any]]:
+        """Pending and conflicting memories: what waits for a person (or the memories of ``statuses``)."""
+        bad = [s for s in statuses if s not in STATUSES]
+        if bad:
+            raise StoreError(f"status {bad[0]!r} is none of {', '.join(STATUSES)}", field="status")
+        return self.backend.find(statuses=tuple(statuses))
+
+    def evidence(self, memory_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """``id -> {"messages": [{"id", "role", "content"}], "codes": [...]}`` kept at commit."""
+        return self.backend.evidence(list(memory_ids))
 
     def close_task(self, task_id: str) -> int:
         """Close a task: archive its task state (``on_task_close``). Returns how many were archived."""
@@ -471,6 +483,43 @@ class Store:
         task = self.recall(kind="task_state", task_id=task_id, query=task_question, limit=3)
         return {"project": {"question": project_question, "answers": project},
                 "task": {"question": task_question, "task_id": task_id, "answers": task}}
+
+
+_EVIDENCE_CHARS = 4000
+
+
+def review_evidence(report: Any, records: list[Any], context: Any) -> list[dict[str, Any]]:
+    """Per record: the codes reported at its pointer and, given the context, its source messages."""
+    paths = list(getattr(report, "record_paths", None) or [])
+    violations = list(getattr(report, "violations", None) or [])
+    secrets = dict(getattr(report, "secrets", None) or {})
+    messages: dict[str, Any] = {}
+    if context is not None:
+        from memvet.context import load_context
+
+        batch = load_context(context)
+        for m in [*batch.background, *batch.messages]:
+            messages[m.id] = m
+    out = []
+    for n, record in enumerate(records):
+        path = paths[n] if n < len(paths) else None
+        codes = sorted({v.code for v in violations if path and (v.path == path or v.path.startswith(path + "/"))})
+        evidence: dict[str, Any] = {"codes": codes}
+        ids = record.get("source_message_ids") if isinstance(record, dict) else None
+        if messages and isinstance(ids, list):
+            evidence["messages"] = [{"id": m.id, "role": m.role, "content": _redact(m.content, secrets)}
+                                    for m in (messages.get(str(i)) for i in ids) if m is not None]
+        out.append(evidence)
+    return out
+
+
+def _redact(text: Any, secrets: dict[str, str]) -> str:
+    """A source message as evidence: the report's redactions applied (secrets never reach the page)."""
+    text = str(text)
+    for secret, placeholder in sorted(secrets.items(), key=lambda kv: -len(kv[0])):
+        if secret:
+            text = text.replace(secret, placeholder)
+    return text[:_EVIDENCE_CHARS] + ("…" if len(text) > _EVIDENCE_CHARS else "")
 
 
 def _report_parts(report: Any) -> tuple[bool, list[Any]]:

@@ -82,7 +82,9 @@ CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events
 
 
 def _migrate_content_keys(c: psycopg.Connection) -> None:
-    """v2: content identity per namespace (see :mod:`memvet.store.identity`)."""
+    """v2: content identity per namespace (see :mod:`memvet.store.identity`), and the review evidence
+    (the source messages and the codes memvet reported for each memory, JSON)."""
+    c.execute("ALTER TABLE memories ADD COLUMN evidence TEXT")
     c.execute("ALTER TABLE memories ADD COLUMN content_key TEXT")
     rows = c.execute("SELECT seq, kind, namespace, content FROM memories ORDER BY seq").fetchall()
     with c.cursor() as cur:
@@ -264,16 +266,23 @@ class PostgresBackend:
         c.execute(
             "INSERT INTO memories (seq, id, kind, status, namespace, scope, task_id, ttl, type, content, search, tsv, "
             "source, confirmed_by, conflicts_with, record, session_key, batch_id, reason, created_at, updated_at, "
-            "reviewed_at, content_key) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, "
-            "array_to_tsvector(%s::text[]), %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            "reviewed_at, content_key, evidence) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, "
+            "array_to_tsvector(%s::text[]), %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
             (seq, mid, row["kind"], row["status"], row.get("namespace"), row.get("scope"), row.get("task_id"),
              row.get("ttl"), row.get("type"), row["content"], row["search"], _lexemes(row["search"]),
              json.dumps(row.get("source", []), ensure_ascii=False),
              json.dumps(row.get("confirmed_by", []), ensure_ascii=False),
              json.dumps(row.get("conflicts_with", []), ensure_ascii=False),
              json.dumps(row.get("record", {}), ensure_ascii=False, sort_keys=True),
-             row.get("session_key"), row.get("batch_id"), row.get("reason"), at, at, at, row.get("content_key")))
+             row.get("session_key"), row.get("batch_id"), row.get("reason"), at, at, at, row.get("content_key"),
+             json.dumps(row.get("evidence") or {}, ensure_ascii=False, sort_keys=True)))
         return mid
+
+    def evidence(self, memory_ids: list[str]) -> dict[str, dict[str, Any]]:
+        if not memory_ids:
+            return {}
+        rows = self._read("SELECT id, evidence FROM memories WHERE id = ANY(%s)", (list(memory_ids),))
+        return {r[0]: json.loads(r[1]) if r[1] else {} for r in rows}
 
     def find_key(self, c: psycopg.Connection, key: str) -> dict[str, Any] | None:
         rows = c.execute(_SELECT + " WHERE m.content_key = %s", (key,)).fetchall()

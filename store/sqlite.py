@@ -80,7 +80,9 @@ MIGRATIONS: dict[int, list[Any]] = {}
 
 
 def _migrate_content_keys(c: sqlite3.Connection) -> None:
-    """v2: content identity per namespace (see :mod:`memvet.store.identity`)."""
+    """v2: content identity per namespace (see :mod:`memvet.store.identity`), and the review evidence
+    (the source messages and the codes memvet reported for each memory, JSON)."""
+    c.execute("ALTER TABLE memories ADD COLUMN evidence TEXT")
     c.execute("ALTER TABLE memories ADD COLUMN content_key TEXT")
     rows = c.execute("SELECT seq, kind, namespace, content FROM memories ORDER BY seq").fetchall()
     c.executemany("UPDATE memories SET content_key = ? WHERE seq = ?", first_occurrences(rows))
@@ -285,15 +287,24 @@ class SQLiteBackend:
         c.execute(
             "INSERT INTO memories (id, kind, status, namespace, scope, task_id, ttl, type, content, search, "
             "source, confirmed_by, conflicts_with, record, session_key, batch_id, reason, created_at, updated_at, "
-            "reviewed_at, content_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "reviewed_at, content_key, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (mid, row["kind"], row["status"], row.get("namespace"), row.get("scope"), row.get("task_id"),
              row.get("ttl"), row.get("type"), row["content"], row["search"],
              json.dumps(row.get("source", []), ensure_ascii=False),
              json.dumps(row.get("confirmed_by", []), ensure_ascii=False),
              json.dumps(row.get("conflicts_with", []), ensure_ascii=False),
              json.dumps(row.get("record", {}), ensure_ascii=False, sort_keys=True),
-             row.get("session_key"), row.get("batch_id"), row.get("reason"), at, at, at, row.get("content_key")))
+             row.get("session_key"), row.get("batch_id"), row.get("reason"), at, at, at, row.get("content_key"),
+             json.dumps(row.get("evidence") or {}, ensure_ascii=False, sort_keys=True)))
         return mid
+
+    def evidence(self, memory_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """``id -> {"messages": [...], "codes": [...]}`` as stored at commit (``{}`` when none was given)."""
+        if not memory_ids:
+            return {}
+        rows = self._read(f"SELECT id, evidence FROM memories WHERE id IN ({', '.join('?' * len(memory_ids))})",
+                          tuple(memory_ids))
+        return {r[0]: json.loads(r[1]) if r[1] else {} for r in rows}
 
     def find_key(self, c: sqlite3.Connection, key: str) -> dict[str, Any] | None:
         """The memory stored under content identity ``key`` (see :mod:`memvet.store.identity`)."""
