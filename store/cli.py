@@ -91,7 +91,53 @@ def register(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
     g = cmds.add_parser("events", parents=[common], help="the append-only event log")
     g.add_argument("id", nargs="?")
     cmds.add_parser("stats", parents=[common], help="memories per kind and status")
-    return {"store": run}
+
+    rv = sub.add_parser("review", help="serve the review page: confirm pending and conflicting memories in a browser",
+                        description="A local web page for the people who confirm memories (docs/store.md).")
+    rv.add_argument("--store", metavar="PATH|URL", help="a SQLite file or a postgresql:// URL")
+    rv.add_argument("--config", help="config file (default: memvet.toml or [tool.memvet] found upward)")
+    rv.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, loopback only)")
+    rv.add_argument("--port", type=int, default=8737, help="port (default: 8737; 0 picks a free one)")
+    rv.add_argument("--by", metavar="NAME", help="the reviewer name the page starts with (default: your login)")
+    return {"store": run, "review": run_review}
+
+
+def run_review(args: argparse.Namespace) -> int:
+    """``memvet review``: the page over an existing store until Ctrl-C."""
+    import getpass
+    import socket
+
+    try:
+        from .review import make_server
+    except ImportError as exc:
+        raise MemvetError(f"the review page needs starlette and uvicorn ({exc}): pip install 'memvet[review]'",
+                          field="review") from None
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"memvet: warning: serving on {args.host}, not loopback: anyone who can reach it can read the "
+              "memories (actions still need the page's token)", file=sys.stderr)
+    try:
+        reviewer = args.by if args.by is not None else getpass.getuser()
+    except (KeyError, OSError):
+        reviewer = ""
+    with _open(args) as store:
+        family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+        sock = socket.socket(family)
+        try:
+            sock.bind((args.host, args.port))
+        except OSError as exc:
+            sock.close()
+            raise MemvetError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
+                              field="--port") from None
+        port = sock.getsockname()[1]
+        server = make_server(store, host=args.host, port=port, reviewer=reviewer)
+        shown = f"[{args.host}]" if ":" in args.host else args.host
+        print(f"memvet review: http://{shown}:{port}/  ({len(store.review())} waiting; Ctrl-C stops)",
+              file=sys.stderr, flush=True)
+        try:
+            server.run(sockets=[sock])
+        finally:
+            sock.close()
+    return EXIT_OK
 
 
 def add_commit_options(p: argparse.ArgumentParser) -> None:
