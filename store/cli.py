@@ -128,6 +128,7 @@ def run_review(args: argparse.Namespace) -> int:
             sock.close()
             raise MemvetError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
                               field="--port") from None
+        sock.listen(128)   # listening before the URL is printed: early requests wait in the backlog
         port = sock.getsockname()[1]
         server = make_server(store, host=args.host, port=port, reviewer=reviewer)
         shown = f"[{args.host}]" if ":" in args.host else args.host
@@ -135,8 +136,11 @@ def run_review(args: argparse.Namespace) -> int:
               file=sys.stderr, flush=True)
         try:
             server.run(sockets=[sock])
+        except KeyboardInterrupt:
+            pass  # uvicorn shut down cleanly, then re-raised Ctrl-C: stopping is the normal end
         finally:
             sock.close()
+    print("memvet review: stopped", file=sys.stderr)
     return EXIT_OK
 
 

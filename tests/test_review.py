@@ -183,3 +183,42 @@ def test_review_workflow_in_headless_chromium(filled, browser, tmp_path):
                      ("f-3", "restore", "alice"), ("f-3", "invalidate", "alice"), ("f-4", "invalidate", "alice")]
     with open_store(filled) as store:
         assert [e["detail"].get("reason") for e in store.events("f-4")][-1] == "not a project fact"
+
+
+# --- the command itself ----------------------------------------------------------------------
+
+def test_memvet_review_command_serves_until_ctrl_c(filled):
+    import signal
+    import subprocess
+    import sys
+
+    cli = "import sys; from memvet.cli import main; sys.exit(main(sys.argv[1:]))"
+    proc = subprocess.Popen([sys.executable, "-c", cli, "review", "--store", filled, "--port", "0", "--by", "carol"],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stderr.readline()
+        assert "memvet review: http://127.0.0.1:" in line and "(4 waiting" in line, line + proc.stderr.read()
+        url = re.search(r"http://\S+", line).group(0)
+        _, _, page = _get(url)
+        token = re.search(r'name="memvet-token" content="([^"]+)"', page).group(1)
+        assert 'value="carol"' in page
+        req = urllib.request.Request(url + "api/act", method="POST", data=json.dumps(
+            {"action": "approve", "ids": ["f-2"], "by": "carol"}).encode(),
+            headers={"Content-Type": "application/json", "X-Memvet-Token": token})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            assert json.loads(r.read())["done"] == [{"id": "f-2", "status": "active"}]
+        proc.send_signal(signal.SIGINT)                     # Ctrl-C
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+    with open_store(filled) as store:
+        assert store.get("f-2")["status"] == "active" and store.events("f-2")[-1]["actor"] == "carol"
+
+
+def test_memvet_review_on_a_missing_store_creates_nothing(tmp_path, capsys):
+    from memvet.cli import main
+
+    assert main(["review", "--store", str(tmp_path / "no" / "m.db"), "--port", "0"]) == 2
+    assert "no store here" in capsys.readouterr().err and not (tmp_path / "no").exists()

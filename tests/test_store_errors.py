@@ -59,9 +59,7 @@ def test_a_postgres_url_never_becomes_a_folder(tmp_path, capsys, monkeypatch):
     assert main(["check", out, "--context", ctx, "--commit", "--store", url]) == 2
     err = capsys.readouterr().err
     assert "cannot connect to PostgreSQL" in err and "S3cr3t-pw" not in err and "alice:***@" in err
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["ctx.json", "no-socket", "out.json"] or \
-        sorted(p.name for p in tmp_path.iterdir()) == ["ctx.json", "out.json"]
-    assert not any(p.name.startswith("postgres") for p in tmp_path.rglob("*"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ctx.json", "out.json"]   # no postgresql: folder
 
 
 def test_an_unknown_url_scheme_is_an_error(tmp_path, capsys, monkeypatch):
@@ -138,8 +136,7 @@ def test_a_full_disk_is_a_store_error_and_keeps_what_was_committed(small_mount, 
     Path(out).write_text(json.dumps(big_answer, ensure_ascii=False), "utf-8")
     code = main(["check", out, "--context", ctx, "--commit", "--store", str(path)])
     err = capsys.readouterr().err
-    if code != 1:     # (1 would mean the rules rejected the long answer: then nothing was written anyway)
-        assert code == 2 and "disk is full" in err and "Traceback" not in err
+    assert code == 2 and "disk is full" in err and "Traceback" not in err and "OperationalError" not in err
 
 
 def test_a_read_only_filesystem_is_exit_2(small_mount, tmp_path, capsys):
