@@ -1,8 +1,8 @@
 """The SQLite backend: every SQL statement of the store lives in this module.
 
 :class:`memvet.store.Store` speaks to a backend through the methods below
-(plain Python values in, plain dicts out), so a Postgres backend is one more
-module with the same methods; no caller changes.
+(plain Python values in, plain dicts out); :mod:`memvet.store.postgres` has
+the same methods, so no caller knows which backend it uses.
 
 Guarantees:
 

@@ -290,3 +290,33 @@ def test_store_url_in_a_config_file_picks_postgres(tmp_path, pg_url, monkeypatch
     assert not (tmp_path / ".memvet").exists()
     with open_store(pg_url, create=False) as store:
         assert store.stats() == {"task_state/active": 1}
+
+
+# --- PostgreSQL: a lost connection, a writer that waits too long ---------------------------------
+
+def test_a_lost_postgres_connection_is_a_store_error(pg_url):
+    import psycopg
+
+    with open_store(pg_url) as store:
+        pid = store.backend.conn.info.backend_pid
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            assert admin.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone()[0]
+        with pytest.raises(StoreError, match="lost the connection") as err:
+            store.stats()
+        assert "memvet@" in str(err.value)
+
+
+def test_a_postgres_writer_waiting_past_busy_timeout_gets_a_store_error(pg_url):
+    import psycopg
+
+    from memvet.config import config_from_dict
+    from memvet.store.postgres import WRITE_LOCK
+
+    impatient = config_from_dict({"store": {"busy_timeout": 0.2}})
+    with open_store(pg_url, config=impatient) as store:
+        with psycopg.connect(pg_url) as other:           # another writer, mid-transaction, holding the lock
+            other.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            with pytest.raises(StoreError, match="write lock"):
+                store.commit(report(record("x")), stream="s", cursor=1)
+        assert store.get_cursor("s") == 0                 # the other writer is gone: nothing was half-written
+        assert store.commit(report(record("x")), stream="s", cursor=1).records == 1
