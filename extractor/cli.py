@@ -203,7 +203,7 @@ def open_store_for(path: str | None, config: Any) -> Any:
         from memvet.store import open_store
     except ImportError:
         raise MemvetError("memvet.store is not available in this installation", field="--store") from None
-    return open_store(path or config.store.path, config=config)
+    return open_store(path, config=config)  # None: the config's url or path, relative to its file
 
 
 def run_run(args: argparse.Namespace) -> int:

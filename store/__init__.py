@@ -1,8 +1,9 @@
 """memvet's reference memory store (seed 004): facts, task state and preferences apart.
 
 SQLite by default (stdlib ``sqlite3``, WAL, one transaction per commit with
-the batch cursor inside it). All SQL lives in :mod:`memvet.store.sqlite`, so
-another backend (Postgres) is one more module behind :class:`Store`.
+the batch cursor inside it), PostgreSQL for teams (``open_store("postgresql://...")``,
+:mod:`memvet.store.postgres`). All SQL lives in those two modules, behind
+:class:`Store`; :mod:`memvet.store.review` is the review page (``memvet review``).
 
 >>> from memvet.store import open_store
 >>> store = open_store(":memory:")

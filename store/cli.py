@@ -13,8 +13,12 @@
     memvet store add --kind project_fact --content "网关默认超时为 10 秒" --source commit:3e1f0aa
     memvet store events [ID]
 
-Every subcommand takes ``--store PATH`` (default ``[tool.memvet.store] path``,
+Every subcommand takes ``--store PATH|URL`` (a SQLite file or a
+``postgresql://`` URL; default ``[tool.memvet.store] url`` or ``path``,
 ``.memvet/memory.db``) and ``--config``; ``--format json`` prints JSON.
+Only ``add`` (and ``memvet check --commit``) create a store that does not
+exist yet; every other command says "no store here" (exit 2) and creates
+nothing, so a typo in ``--store`` never leaves an empty database behind.
 """
 
 from __future__ import annotations
@@ -31,7 +35,8 @@ EXIT_OK, EXIT_REJECT, EXIT_USAGE = 0, 1, 2
 
 def _common() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
-    p.add_argument("--store", metavar="PATH", help="the store file (default: [tool.memvet.store] path)")
+    p.add_argument("--store", metavar="PATH|URL",
+                   help="a SQLite file or a postgresql:// URL (default: [tool.memvet.store] url or path)")
     p.add_argument("--config", help="config file (default: memvet.toml or [tool.memvet] found upward)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     return p
@@ -61,6 +66,9 @@ def register(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
     i.add_argument("id")
     i.add_argument("--reason", required=True)
     i.add_argument("--by", metavar="NAME")
+    o = vs.add_parser("restore", parents=[common], help="an invalid memory goes back to pending")
+    o.add_argument("id")
+    o.add_argument("--by", required=True, metavar="NAME")
 
     e = cmds.add_parser("expire", parents=[common], help="archive closed tasks' state; flag preferences due for review")
     e.add_argument("--dry-run", action="store_true")
@@ -83,24 +91,76 @@ def register(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
     g = cmds.add_parser("events", parents=[common], help="the append-only event log")
     g.add_argument("id", nargs="?")
     cmds.add_parser("stats", parents=[common], help="memories per kind and status")
-    return {"store": run}
+
+    rv = sub.add_parser("review", help="serve the review page: confirm pending and conflicting memories in a browser",
+                        description="A local web page for the people who confirm memories (docs/store.md).")
+    rv.add_argument("--store", metavar="PATH|URL", help="a SQLite file or a postgresql:// URL")
+    rv.add_argument("--config", help="config file (default: memvet.toml or [tool.memvet] found upward)")
+    rv.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, loopback only)")
+    rv.add_argument("--port", type=int, default=8737, help="port (default: 8737; 0 picks a free one)")
+    rv.add_argument("--by", metavar="NAME", help="the reviewer name the page starts with (default: your login)")
+    return {"store": run, "review": run_review}
+
+
+def run_review(args: argparse.Namespace) -> int:
+    """``memvet review``: the page over an existing store until Ctrl-C."""
+    import getpass
+    import socket
+
+    try:
+        from .review import make_server
+    except ImportError as exc:
+        raise MemvetError(f"the review page needs starlette and uvicorn ({exc}): pip install 'memvet[review]'",
+                          field="review") from None
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"memvet: warning: serving on {args.host}, not loopback: anyone who can reach it can read the "
+              "memories (actions still need the page's token)", file=sys.stderr)
+    try:
+        reviewer = args.by if args.by is not None else getpass.getuser()
+    except (KeyError, OSError):
+        reviewer = ""
+    with _open(args) as store:
+        family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+        sock = socket.socket(family)
+        try:
+            sock.bind((args.host, args.port))
+        except OSError as exc:
+            sock.close()
+            raise MemvetError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
+                              field="--port") from None
+        sock.listen(128)   # listening before the URL is printed: early requests wait in the backlog
+        port = sock.getsockname()[1]
+        server = make_server(store, host=args.host, port=port, reviewer=reviewer)
+        shown = f"[{args.host}]" if ":" in args.host else args.host
+        print(f"memvet review: http://{shown}:{port}/  ({len(store.review())} waiting; Ctrl-C stops)",
+              file=sys.stderr, flush=True)
+        try:
+            server.run(sockets=[sock])
+        except KeyboardInterrupt:
+            pass  # uvicorn shut down cleanly, then re-raised Ctrl-C: stopping is the normal end
+        finally:
+            sock.close()
+    print("memvet review: stopped", file=sys.stderr)
+    return EXIT_OK
 
 
 def add_commit_options(p: argparse.ArgumentParser) -> None:
     """``memvet check`` options: validate and commit in one step."""
     p.add_argument("--commit", action="store_true",
                    help="after validation, commit the records to the store (refused when anything is rejected)")
-    p.add_argument("--store", metavar="PATH", help="the store file for --commit and W007 (default: .memvet/memory.db)")
+    p.add_argument("--store", metavar="PATH|URL",
+                   help="the store for --commit and W007: a SQLite file or a postgresql:// URL "
+                        "(default: [tool.memvet.store] url or path, .memvet/memory.db)")
     p.add_argument("--stream", default="cli", help="the batch stream whose cursor --commit advances (default: cli)")
     p.add_argument("--cursor", type=int, help="the batch cursor to commit (default: the stream's next position)")
 
 
-def _open(args: argparse.Namespace) -> Any:
+def _open(args: argparse.Namespace, *, create: bool = False) -> Any:
     from memvet.cli import load_config
 
     from . import open_store
 
-    return open_store(getattr(args, "store", None), config=load_config(args))
+    return open_store(getattr(args, "store", None), config=load_config(args), create=create)
 
 
 def check_and_commit(engine: Any, args: argparse.Namespace, fmt: Callable[..., str], color: bool) -> int:
@@ -116,13 +176,14 @@ def check_and_commit(engine: Any, args: argparse.Namespace, fmt: Callable[..., s
     if is_jsonl(args):
         raise MemvetError("--commit takes one answer and its --context, not a JSONL file", field="--commit")
     raw = _read(args.output)
-    with _open(args) as store:
+    with _open(args, create=True) as store:
         report = engine.validate(raw, args.context, store=store)
         print(fmt(report, source=args.output, color=color))
         if not report.ok:
             print("memvet: not committed: the report has rejects", file=sys.stderr)
             return EXIT_REJECT
-        res = store.commit(report, stream=args.stream, cursor=args.cursor, batch_id=batch_key(args.context))
+        res = store.commit(report, stream=args.stream, cursor=args.cursor, batch_id=batch_key(args.context),
+                           context=args.context)
         if res.committed:
             print(f"memvet: committed {res.records} record(s) to {store.path} (stream {args.stream!r}, cursor "
                   f"{store.get_cursor(args.stream)})", file=sys.stderr)
@@ -132,7 +193,7 @@ def check_and_commit(engine: Any, args: argparse.Namespace, fmt: Callable[..., s
 
 
 def run(args: argparse.Namespace) -> int:
-    with _open(args) as store:
+    with _open(args, create=args.store_command == "add") as store:
         action = args.store_command
         if action == "recall":
             statuses = ("active", "pending", "conflict", "invalid", "archived") if args.all_statuses else None
@@ -147,6 +208,9 @@ def run(args: argparse.Namespace) -> int:
             if args.review_action == "invalidate":
                 m = store.invalidate(args.id, reason=args.reason, by=args.by)
                 return _emit(args, m, f"{m['id']}: invalid ({args.reason})")
+            if args.review_action == "restore":
+                m = store.restore(args.id, by=args.by)
+                return _emit(args, m, f"{m['id']}: {m['status']} (restored by {args.by})")
             items = store.review()
             return _emit(args, items, _memories_text(items, empty="nothing waits for review"))
         if action == "expire":

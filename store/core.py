@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -36,13 +37,15 @@ from memvet.config import Config, resolve_config
 from memvet.routing import KINDS, LONG_TERM_KINDS, STATUSES
 
 from .errors import RejectedReportError, StoreError
+from .identity import content_key
 from .sqlite import SQLiteBackend, now_iso
-from .text import classify_question, fts_query, search_text
+from .text import classify_question, query_terms, search_text
 
 #: What ``recall`` returns unless asked otherwise: conflicts come back flagged.
 RECALL_STATUSES = ("active", "conflict")
 _PREFIX = {"project_fact": "f", "task_state": "t", "code_preference": "p"}
 _LONG_TERM_NAMESPACE_ENDS = ("-facts", "-prefs")
+_URL_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 
 
 @dataclass(frozen=True)
@@ -53,20 +56,55 @@ class CommitResult:
     records: int
     scene_ids: dict[str, str] = field(default_factory=dict)
     memory_ids: list[str] = field(default_factory=list)
+    #: Records not written because the same content is already stored in that namespace.
+    duplicates: int = 0
 
 
-def open_store(path: str | Path | None = None, *, config: Config | dict[str, Any] | str | Path | None = None
-               ) -> Store:
-    """Open (or create) the store at ``path``, default ``config.store.path`` (``.memvet/memory.db``).
+def open_store(path: str | Path | None = None, *, config: Config | dict[str, Any] | str | Path | None = None,
+               create: bool = True) -> Store:
+    """Open (or create) the store named by ``path``: a SQLite file path, ``sqlite:///path`` or a
+    ``postgresql://`` URL (the team store, :mod:`memvet.store.postgres`).
 
-    Creates missing folders. Raises :class:`StoreError` for a file that is not
-    a memvet store (never resets it).
+    Default: ``[tool.memvet.store] url``, else ``path`` (``.memvet/memory.db``);
+    a relative path from a config file is relative to that file. Creates
+    missing folders (SQLite) or the ``memvet`` schema (Postgres) unless
+    ``create=False``: read-only commands never create a store. Raises
+    :class:`StoreError` for a file or database that is not a memvet store
+    (never resets it), a newer schema, or an operating-system failure.
     """
     cfg = resolve_config(config)
-    target = str(path) if path is not None else cfg.store.path
-    if target != ":memory:":
-        Path(target).parent.mkdir(parents=True, exist_ok=True)
-    return Store(SQLiteBackend(target, busy_timeout=cfg.store.busy_timeout), config=cfg)
+    target = store_target(path, cfg)
+    timeout = cfg.store.busy_timeout
+    scheme = _URL_SCHEME.match(target)
+    if scheme is None:
+        return Store(SQLiteBackend(target, busy_timeout=timeout, create=create), config=cfg)
+    name = scheme.group(1).lower()
+    if name == "sqlite":
+        return Store(SQLiteBackend(target[len("sqlite://"):], busy_timeout=timeout, create=create), config=cfg)
+    if name in ("postgresql", "postgres"):
+        try:
+            from .postgres import PostgresBackend  # psycopg is the optional extra memvet[postgres]
+        except ImportError as exc:
+            raise StoreError(f"a PostgreSQL store needs psycopg ({exc}): pip install 'memvet[postgres]'",
+                             field="store") from None
+        return Store(PostgresBackend(target, busy_timeout=timeout, create=create), config=cfg)
+    raise StoreError(f"unsupported store URL scheme {name!r}: use a file path, sqlite:///path or postgresql://...",
+                     field="store")
+
+
+def store_target(path: str | Path | None, cfg: Config) -> str:
+    """What ``open_store`` opens: ``path`` as given, else the config's url or path.
+
+    A relative path written in a config file means "next to that file", as a
+    user reading the file expects, wherever memvet runs from.
+    """
+    if path is not None:
+        return str(path)
+    target = cfg.store.url or cfg.store.path
+    if (cfg.source and target != ":memory:" and not _URL_SCHEME.match(target)
+            and not Path(target).expanduser().is_absolute()):
+        return str(Path(cfg.source).resolve().parent / target)
+    return str(Path(target).expanduser()) if target.startswith("~") else target
 
 
 def batch_key(context: Any) -> str:
@@ -83,7 +121,9 @@ def batch_key(context: Any) -> str:
 class Store:
     """Facts, task state and preferences apart; see the module docstring."""
 
-    def __init__(self, backend: SQLiteBackend, *, config: Config | None = None):
+    def __init__(self, backend: Any, *, config: Config | None = None):
+        """``backend``: :class:`~memvet.store.sqlite.SQLiteBackend` or
+        :class:`~memvet.store.postgres.PostgresBackend` (the same methods)."""
         self.backend = backend
         self.config = config or Config()
 
@@ -102,7 +142,7 @@ class Store:
 
     # --- commit ------------------------------------------------------------------
     def commit(self, report: Any, *, stream: str, cursor: int | None, batch_id: str | None = None,
-               on_progress: Callable[[int], None] | None = None) -> CommitResult:
+               on_progress: Callable[[int], None] | None = None, context: Any = None) -> CommitResult:
         """Write ``report.records`` and the stream's cursor in ONE transaction.
 
         A no-op (``committed=False``) when the stored cursor of ``stream`` is
@@ -112,14 +152,23 @@ class Store:
         ``batch_id`` dedupes; the CLI uses it). New scenes get ids
         (``sc0001`` ...) and their task records move under them. A record
         with ``conflicts_with`` marks those stored facts ``conflict`` too.
+        A record whose content is already stored in its namespace (content
+        identity, :mod:`memvet.store.identity`) is not written again; it is
+        counted in ``duplicates`` and logged as a ``duplicate`` event of the
+        stored memory.
         Raises :class:`RejectedReportError` for a report that is not ok and
         :class:`StoreError` for a malformed record -- before writing anything.
         ``on_progress(n)`` is called after each record written (progress bars).
+        With the batch ``context``, each memory keeps its evidence for the
+        review page: the text of its source messages (with the report's
+        redactions applied) and the codes memvet reported on it.
         """
         ok, records = _report_parts(report)
         if not ok:
             raise RejectedReportError("the report has rejects: ask the batch again, do not store it")
         rows = [self._row(r, n) for n, r in enumerate(records)]
+        for row, evidence in zip(rows, review_evidence(report, records, context)):
+            row["evidence"] = evidence
         batch_id = batch_id or (f"{stream}@{cursor}" if cursor is not None else None)
         if batch_id is None:
             raise StoreError("commit needs a cursor or a batch_id", field="cursor")
@@ -131,6 +180,7 @@ class Store:
             cursor = current + 1 if cursor is None else cursor
             scene_ids: dict[str, str] = {}
             ids: list[str] = []
+            duplicates = 0
             for n, (row, record) in enumerate(zip(rows, records), 1):
                 label = record.get("new_scene_name")
                 if label and not record.get("scene_id"):
@@ -140,6 +190,12 @@ class Store:
                 if row["kind"] == "task_state" and b.task_closed(c, row["task_id"]):
                     row["status"], row["reason"] = "archived", "its task was already closed"
                 row["batch_id"] = batch_id
+                row["content_key"] = content_key(row["kind"], row.get("namespace"), row["content"])
+                same = b.find_key(c, row["content_key"])
+                if same is not None:
+                    duplicates += 1
+                    b.log(c, "duplicate", same["id"], {"batch_id": batch_id, "stream": stream})
+                    continue
                 mid = b.insert_memory(c, row, _PREFIX[row["kind"]])
                 ids.append(mid)
                 b.log(c, "commit", mid, {"batch_id": batch_id, "stream": stream, "kind": row["kind"],
@@ -147,9 +203,10 @@ class Store:
                 self._mark_conflicts(c, mid, row.get("conflicts_with") or [])
                 if on_progress is not None:
                     on_progress(n)
-            b.set_cursor(c, stream, cursor, batch_id, len(rows))
-            b.log(c, "cursor", None, {"stream": stream, "cursor": cursor, "batch_id": batch_id, "records": len(rows)})
-        return CommitResult(True, len(rows), scene_ids, ids)
+            b.set_cursor(c, stream, cursor, batch_id, len(ids))
+            b.log(c, "cursor", None, {"stream": stream, "cursor": cursor, "batch_id": batch_id, "records": len(ids),
+                                      **({"duplicates": duplicates} if duplicates else {})})
+        return CommitResult(True, len(ids), scene_ids, ids, duplicates)
 
     def _row(self, record: Any, n: int) -> dict[str, Any]:
         """Seed 004's write checks, enforced again at the store (a caller may skip memvet)."""
@@ -225,13 +282,13 @@ class Store:
             kinds = (kind,)
         if kinds == ("task_state",) and task_id is None:
             return []
-        fts = None
+        terms = None
         if query:
-            fts = fts_query(query)
-            if fts is None:
+            terms = query_terms(query)
+            if not terms:
                 return []
         return self.backend.find(kinds=kinds, statuses=tuple(statuses), scope=scope,
-                                 task_id=task_id if "task_state" in kinds else None, fts=fts, limit=limit)
+                                 task_id=task_id if "task_state" in kinds else None, terms=terms, limit=limit)
 
     def existing(self, scope: str | None = None) -> list[dict[str, Any]]:
         """Active long-term memories in the shape of CONTRACT section 1 ``existing`` (for W007)."""
@@ -274,7 +331,12 @@ class Store:
                           namespace=routing.namespaces.get(kind, "").format(repo=routing.repo, task_id=""))
         record["ttl"] = routing.ttl.get(kind, "none")
         row = self._row(record, 0)
+        row["content_key"] = content_key(row["kind"], row.get("namespace"), row["content"])
         with self.backend.transaction() as c:
+            same = self.backend.find_key(c, row["content_key"])
+            if same is not None:
+                raise StoreError(f"this memory is already stored as {same['id']} ({same['status']}); "
+                                 "confirm or restore that one instead", field="content")
             mid = self.backend.insert_memory(c, row, _PREFIX[kind])
             self.backend.log(c, "write", mid, {"kind": kind, "status": row["status"], "source": row["source"]},
                              actor=actor)
@@ -334,9 +396,33 @@ class Store:
                     b.log(c, "resolve", other, {"because": f"{memory_id} invalidated"}, actor=by)
         return self.get(memory_id)  # type: ignore[return-value]
 
-    def review(self) -> list[dict[str, Any]]:
-        """Pending and conflicting memories: what waits for a person."""
-        return self.backend.find(statuses=("pending", "conflict"))
+    def restore(self, memory_id: str, *, by: str) -> dict[str, Any]:
+        """Undo an invalidation: an ``invalid`` memory goes back to ``pending`` for a person to decide again.
+
+        It never becomes active by itself (that is :meth:`confirm`), and a
+        memory that is not invalid cannot be restored.
+        """
+        if not by.strip():
+            raise StoreError("restore needs the name of the person (--by)", field="by")
+        b = self.backend
+        with b.transaction() as c:
+            m = self._must_get(c, memory_id)
+            if m["status"] != "invalid":
+                raise StoreError(f"{memory_id} is {m['status']}, only an invalid memory can be restored", field="id")
+            b.update_memory(c, memory_id, status="pending", reason=f"restored by {by}")
+            b.log(c, "restore", memory_id, {"from": "invalid"}, actor=by)
+        return self.get(memory_id)  # type: ignore[return-value]
+
+    def review(self, statuses: Iterable[str] = ("pending", "conflict")) -> list[dict[str, Any]]:
+        """Pending and conflicting memories: what waits for a person (or the memories of ``statuses``)."""
+        bad = [s for s in statuses if s not in STATUSES]
+        if bad:
+            raise StoreError(f"status {bad[0]!r} is none of {', '.join(STATUSES)}", field="status")
+        return self.backend.find(statuses=tuple(statuses))
+
+    def evidence(self, memory_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """``id -> {"messages": [{"id", "role", "content"}], "codes": [...]}`` kept at commit."""
+        return self.backend.evidence(list(memory_ids))
 
     def close_task(self, task_id: str) -> int:
         """Close a task: archive its task state (``on_task_close``). Returns how many were archived."""
@@ -397,6 +483,43 @@ class Store:
         task = self.recall(kind="task_state", task_id=task_id, query=task_question, limit=3)
         return {"project": {"question": project_question, "answers": project},
                 "task": {"question": task_question, "task_id": task_id, "answers": task}}
+
+
+_EVIDENCE_CHARS = 4000
+
+
+def review_evidence(report: Any, records: list[Any], context: Any) -> list[dict[str, Any]]:
+    """Per record: the codes reported at its pointer and, given the context, its source messages."""
+    paths = list(getattr(report, "record_paths", None) or [])
+    violations = list(getattr(report, "violations", None) or [])
+    secrets = dict(getattr(report, "secrets", None) or {})
+    messages: dict[str, Any] = {}
+    if context is not None:
+        from memvet.context import load_context
+
+        batch = load_context(context)
+        for m in [*batch.background, *batch.messages]:
+            messages[m.id] = m
+    out = []
+    for n, record in enumerate(records):
+        path = paths[n] if n < len(paths) else None
+        codes = sorted({v.code for v in violations if path and (v.path == path or v.path.startswith(path + "/"))})
+        evidence: dict[str, Any] = {"codes": codes}
+        ids = record.get("source_message_ids") if isinstance(record, dict) else None
+        if messages and isinstance(ids, list):
+            evidence["messages"] = [{"id": m.id, "role": m.role, "content": _redact(m.content, secrets)}
+                                    for m in (messages.get(str(i)) for i in ids) if m is not None]
+        out.append(evidence)
+    return out
+
+
+def _redact(text: Any, secrets: dict[str, str]) -> str:
+    """A source message as evidence: the report's redactions applied (secrets never reach the page)."""
+    text = str(text)
+    for secret, placeholder in sorted(secrets.items(), key=lambda kv: -len(kv[0])):
+        if secret:
+            text = text.replace(secret, placeholder)
+    return text[:_EVIDENCE_CHARS] + ("…" if len(text) > _EVIDENCE_CHARS else "")
 
 
 def _report_parts(report: Any) -> tuple[bool, list[Any]]:

@@ -1,8 +1,8 @@
 """The SQLite backend: every SQL statement of the store lives in this module.
 
 :class:`memvet.store.Store` speaks to a backend through the methods below
-(plain Python values in, plain dicts out), so a Postgres backend is one more
-module with the same methods; no caller changes.
+(plain Python values in, plain dicts out); :mod:`memvet.store.postgres` has
+the same methods, so no caller knows which backend it uses.
 
 Guarantees:
 
@@ -11,7 +11,12 @@ Guarantees:
   all or nothing, and two writers queue on the lock (``busy_timeout``).
 - The file is never reset: a file that is not a SQLite database, a SQLite
   database of another application, a newer schema or a damaged file is a
-  :class:`~memvet.store.StoreError` naming the path.
+  :class:`~memvet.store.StoreError` naming the path. An older schema is
+  upgraded in place by the versioned :data:`MIGRATIONS`, in one transaction.
+- Operating-system failures (a directory given as the store, an unwritable
+  folder, a full disk) are a ``StoreError`` that says so, never a raw
+  ``sqlite3.OperationalError``.
+- ``create=False`` (read-only commands) never creates a file or a folder.
 - ``events`` is append-only: triggers abort any UPDATE or DELETE on it.
 - Full-text search is FTS5 over a bigram-segmented copy of the content
   (``search`` column), so Chinese matches word-order-free ("超时默认" finds
@@ -20,7 +25,9 @@ Guarantees:
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import sqlite3
 import time
 from contextlib import contextmanager
@@ -28,9 +35,11 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .errors import StoreError
+from .identity import first_occurrences
+from .text import fts_query
 
 APP_ID = "memvet-store"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 SCHEMA = """
@@ -66,6 +75,22 @@ CREATE TRIGGER events_no_update BEFORE UPDATE ON events BEGIN SELECT RAISE(ABORT
 CREATE TRIGGER events_no_delete BEFORE DELETE ON events BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 """
 
+#: Version -> how to reach it from the one before (SQL statements, or a function of the connection).
+MIGRATIONS: dict[int, list[Any]] = {}
+
+
+def _migrate_content_keys(c: sqlite3.Connection) -> None:
+    """v2: content identity per namespace (see :mod:`memvet.store.identity`), and the review evidence
+    (the source messages and the codes memvet reported for each memory, JSON)."""
+    c.execute("ALTER TABLE memories ADD COLUMN evidence TEXT")
+    c.execute("ALTER TABLE memories ADD COLUMN content_key TEXT")
+    rows = c.execute("SELECT seq, kind, namespace, content FROM memories ORDER BY seq").fetchall()
+    c.executemany("UPDATE memories SET content_key = ? WHERE seq = ?", first_occurrences(rows))
+    c.execute("CREATE UNIQUE INDEX memories_identity ON memories (content_key)")
+
+
+MIGRATIONS[2] = [_migrate_content_keys]
+
 _COLUMNS = ("id", "kind", "status", "namespace", "scope", "task_id", "ttl", "type", "content", "source",
             "confirmed_by", "conflicts_with", "session_key", "batch_id", "reason", "created_at", "updated_at",
             "reviewed_at")
@@ -80,9 +105,9 @@ def now_iso() -> str:
 class SQLiteBackend:
     """One connection to one database file (or ``:memory:``)."""
 
-    def __init__(self, path: str | Path, *, busy_timeout: float = 10.0):
+    def __init__(self, path: str | Path, *, busy_timeout: float = 10.0, create: bool = True):
         self.path = str(path)
-        self._check_file()
+        self._check_file(create)
         try:
             self.conn = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None,
                                         check_same_thread=False)
@@ -94,12 +119,27 @@ class SQLiteBackend:
             self.conn.execute("PRAGMA foreign_keys = ON")
         except sqlite3.DatabaseError as exc:
             raise self._error(exc) from None
+        except OSError as exc:
+            raise _os_error(exc, self.path) from None
 
     # --- opening: never reset what is there ----------------------------------
-    def _check_file(self) -> None:
+    def _check_file(self, create: bool) -> None:
         if self.path == ":memory:":
             return
         p = Path(self.path)
+        if p.is_dir():
+            raise StoreError("is a directory, not a store file (name a file inside it, e.g. memory.db)",
+                             file=self.path)
+        if not p.exists():
+            if not create:
+                raise StoreError("no store here (nothing was created; commit a batch first, or check --store)",
+                                 file=self.path)
+            try:
+                p.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise _os_error(exc, self.path) from None
+            if not os.access(p.parent, os.W_OK):
+                raise StoreError(f"the folder {p.parent} is not writable", file=self.path)
         if p.exists() and p.stat().st_size > 0:
             with p.open("rb") as fh:
                 head = fh.read(16)
@@ -109,6 +149,14 @@ class SQLiteBackend:
 
     def _error(self, exc: Exception) -> StoreError:
         text = str(exc)
+        if isinstance(exc, OSError):
+            return _os_error(exc, self.path)
+        if "disk is full" in text or getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL":
+            return StoreError("the disk is full (SQLite: database or disk is full); nothing of this "
+                              "transaction was written -- free some space and run it again", file=self.path)
+        if "readonly" in text or "unable to open" in text or "disk I/O error" in text:
+            return StoreError(f"cannot write the store ({text}): check that the path is a file in a writable, "
+                              "mounted folder", file=self.path)
         if "malformed" in text or "not a database" in text or "corrupt" in text:
             return StoreError(f"the database is damaged ({text}); it was left as it is -- restore a backup or "
                               "move it away", file=self.path)
@@ -121,11 +169,10 @@ class SQLiteBackend:
             with self.transaction():
                 # Re-check inside the lock: another process may have created it meanwhile.
                 if not c.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]:
-                    for statement in _statements(SCHEMA):
+                    for statement in _statements(SCHEMA):   # version 1; _upgrade() takes it further
                         c.execute(statement)
                     c.executemany("INSERT INTO meta (key, value) VALUES (?, ?)",
-                                  [("app", APP_ID), ("schema_version", str(SCHEMA_VERSION)),
-                                   ("created_at", now_iso())])
+                                  [("app", APP_ID), ("schema_version", "1"), ("created_at", now_iso())])
             tables = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if "meta" not in tables:
             raise StoreError(f"a SQLite database of another application (tables: {', '.join(sorted(tables))}); "
@@ -134,9 +181,23 @@ class SQLiteBackend:
         if meta.get("app") != APP_ID:
             raise StoreError("a SQLite database of another application (no memvet-store marker)", file=self.path)
         version = int(meta.get("schema_version", "0"))
-        if version != SCHEMA_VERSION:
-            raise StoreError(f"schema version {version}, this memvet reads version {SCHEMA_VERSION}",
-                             file=self.path)
+        if version > SCHEMA_VERSION or version < 1:
+            raise StoreError(f"schema version {version}, this memvet reads versions 1 to {SCHEMA_VERSION} "
+                             "(a newer memvet wrote it: upgrade memvet; the file was left as it is)", file=self.path)
+        if version < SCHEMA_VERSION:
+            self._upgrade()
+
+    def _upgrade(self) -> None:
+        """Apply the missing migrations in ONE transaction (a crash leaves the old version intact)."""
+        c = self.conn
+        with self.transaction():
+            version = int(c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
+            for target in range(version + 1, SCHEMA_VERSION + 1):
+                for step in MIGRATIONS[target]:
+                    step(c) if callable(step) else c.execute(step)
+                c.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(target),))
+                c.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE "
+                          "SET value = excluded.value", (f"migrated_to_{target}", now_iso()))
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -149,18 +210,31 @@ class SQLiteBackend:
         try:
             yield c
         except BaseException as exc:
-            c.execute("ROLLBACK")
-            if isinstance(exc, sqlite3.DatabaseError):
+            try:
+                c.execute("ROLLBACK")
+            except sqlite3.DatabaseError:
+                pass  # SQLite already rolled back (e.g. after SQLITE_FULL); the original error matters
+            if isinstance(exc, (sqlite3.DatabaseError, OSError)):
                 raise self._error(exc) from None
             raise
         else:
-            c.execute("COMMIT")
+            try:
+                c.execute("COMMIT")
+            except sqlite3.DatabaseError as exc:
+                try:
+                    c.execute("ROLLBACK")
+                except sqlite3.DatabaseError:
+                    pass
+                raise self._error(exc) from None
 
     def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
         try:
             return self.conn.execute(sql, params).fetchall()
         except sqlite3.DatabaseError as exc:
             raise self._error(exc) from None
+
+    def _rows(self, c: sqlite3.Connection | None, sql: str, params: Any = ()) -> list[Any]:
+        return c.execute(sql, params).fetchall() if c is not None else self._read(sql, tuple(params))
 
     def close(self) -> None:
         self.conn.close()
@@ -213,15 +287,29 @@ class SQLiteBackend:
         c.execute(
             "INSERT INTO memories (id, kind, status, namespace, scope, task_id, ttl, type, content, search, "
             "source, confirmed_by, conflicts_with, record, session_key, batch_id, reason, created_at, updated_at, "
-            "reviewed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "reviewed_at, content_key, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (mid, row["kind"], row["status"], row.get("namespace"), row.get("scope"), row.get("task_id"),
              row.get("ttl"), row.get("type"), row["content"], row["search"],
              json.dumps(row.get("source", []), ensure_ascii=False),
              json.dumps(row.get("confirmed_by", []), ensure_ascii=False),
              json.dumps(row.get("conflicts_with", []), ensure_ascii=False),
              json.dumps(row.get("record", {}), ensure_ascii=False, sort_keys=True),
-             row.get("session_key"), row.get("batch_id"), row.get("reason"), at, at, at))
+             row.get("session_key"), row.get("batch_id"), row.get("reason"), at, at, at, row.get("content_key"),
+             json.dumps(row.get("evidence") or {}, ensure_ascii=False, sort_keys=True)))
         return mid
+
+    def evidence(self, memory_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """``id -> {"messages": [...], "codes": [...]}`` as stored at commit (``{}`` when none was given)."""
+        if not memory_ids:
+            return {}
+        rows = self._read(f"SELECT id, evidence FROM memories WHERE id IN ({', '.join('?' * len(memory_ids))})",
+                          tuple(memory_ids))
+        return {r[0]: json.loads(r[1]) if r[1] else {} for r in rows}
+
+    def find_key(self, c: sqlite3.Connection, key: str) -> dict[str, Any] | None:
+        """The memory stored under content identity ``key`` (see :mod:`memvet.store.identity`)."""
+        rows = c.execute(_SELECT + " WHERE m.content_key = ?", (key,)).fetchall()
+        return _row(rows[0]) if rows else None
 
     def update_memory(self, c: sqlite3.Connection, memory_id: str, **fields: Any) -> None:
         allowed = {"status", "reason", "confirmed_by", "conflicts_with", "reviewed_at"}
@@ -237,13 +325,14 @@ class SQLiteBackend:
 
     def get(self, memory_id: str, c: sqlite3.Connection | None = None) -> dict[str, Any] | None:
         sql, params = _SELECT + " WHERE m.id = ?", (memory_id,)
-        rows = c.execute(sql, params).fetchall() if c is not None else self._read(sql, params)
+        rows = self._rows(c, sql, params)
         return _row(rows[0]) if rows else None
 
     def find(self, *, kinds: tuple[str, ...] | None = None, statuses: tuple[str, ...] | None = None,
-             scope: str | None = None, task_id: str | None = None, fts: str | None = None,
+             scope: str | None = None, task_id: str | None = None, terms: list[str] | None = None,
              limit: int | None = None, c: sqlite3.Connection | None = None) -> list[dict[str, Any]]:
-        """Filter by kind, status, scope and task FIRST; then rank by ``bm25`` when ``fts`` is given."""
+        """Filter by kind, status, scope and task FIRST; then rank by ``bm25`` when ``terms`` are given."""
+        fts = fts_query(terms) if terms else None
         where, params = [], []
         if kinds:
             where.append(f"m.kind IN ({', '.join('?' * len(kinds))})")
@@ -266,8 +355,7 @@ class SQLiteBackend:
             sql = _SELECT + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY m.seq"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        rows = c.execute(sql, params).fetchall() if c is not None else self._read(sql, tuple(params))
-        return [_row(r) for r in rows]
+        return [_row(r) for r in self._rows(c, sql, params)]
 
     def tasks_closed(self) -> list[str]:
         return [r[0] for r in self._read("SELECT task_id FROM tasks WHERE state = 'closed' ORDER BY task_id")]
@@ -294,6 +382,16 @@ class SQLiteBackend:
 
     def integrity(self) -> str:
         return self._read("PRAGMA quick_check")[0][0]
+
+
+def _os_error(exc: OSError, path: str) -> StoreError:
+    """An operating-system failure, said plainly (errno name and text), naming the store file."""
+    if exc.errno == errno.ENOSPC:
+        return StoreError("the disk is full; nothing was written -- free some space and run it again", file=path)
+    name = errno.errorcode.get(exc.errno or 0, "")
+    where = f" ({exc.filename})" if exc.filename and str(exc.filename) != path else ""
+    return StoreError(f"cannot use the store: {exc.strerror or exc}{where}" + (f" [{name}]" if name else ""),
+                      file=path)
 
 
 def _row(r: sqlite3.Row | tuple[Any, ...]) -> dict[str, Any]:

@@ -35,9 +35,13 @@ def search_text(content: str) -> str:
     return " ".join(segments(content))
 
 
-def fts_query(query: str) -> str | None:
-    """An FTS5 query that matches any segment of ``query`` (None when it has none)."""
-    terms = list(dict.fromkeys(segments(query, question=True)))
+def query_terms(query: str) -> list[str]:
+    """The distinct search segments of a question (each backend builds its own query from them)."""
+    return list(dict.fromkeys(segments(query, question=True)))
+
+
+def fts_query(terms: list[str]) -> str | None:
+    """An FTS5 query that matches any of ``terms`` (None when there is none)."""
     if not terms:
         return None
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)

@@ -113,3 +113,7 @@ def make_venv(venv: Path, *wheels: Path) -> Path:
     _pip("--python", str(python), "install", "--no-deps", "--no-index", "--ignore-installed", "-q",
          *map(str, wheels))
     return python
+
+
+# --- the store's two backends: a real PostgreSQL server (tests/pgserver.py) ------------------
+from pgserver import pg_url, postgres_server, store_url  # noqa: E402,F401

@@ -1,4 +1,8 @@
-"""The reference store: commit semantics, recall by kind, the checklist, the seed 004 scenario, the CLI."""
+"""The reference store: commit semantics, recall by kind, the checklist, the seed 004 scenario, the CLI.
+
+Every test that takes ``store`` or ``store_url`` runs twice: on SQLite and on
+a real PostgreSQL server (tests/pgserver.py).
+"""
 
 from __future__ import annotations
 
@@ -30,8 +34,8 @@ def report(*records, ok=True):
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = open_store(tmp_path / "deep" / "memory.db", config=CFG)
+def store(store_url):
+    s = open_store(store_url, config=CFG)
     yield s
     s.close()
 
@@ -112,14 +116,13 @@ def test_close_task_and_expire(store):
     assert store.expire(now=datetime.now(timezone.utc))["review_due"] == []
 
 
-def test_audit_downgrades_long_term_without_provenance(tmp_path):
-    path = tmp_path / "m.db"
+def test_audit_downgrades_long_term_without_provenance(store_url):
+    path = store_url
     with open_store(path) as s:
         s.commit(report(record("有来源的事实")), stream="s", cursor=1)
         mid = s.commit(report(record("无来源的事实")), stream="s", cursor=2).memory_ids[0]
-    # A store written by an older pipeline without the check: simulate by editing the row.
-    with sqlite3.connect(path) as raw:
-        raw.execute("UPDATE memories SET source = '[]', confirmed_by = '[]' WHERE id = ?", (mid,))
+        # A store written by an older pipeline without the check: simulate by editing the row.
+        s.backend.conn.execute(f"UPDATE memories SET source = '[]', confirmed_by = '[]' WHERE id = '{mid}'")
     with open_store(path) as s:
         assert [m["id"] for m in s.audit(fix=False)] == [mid] and s.get(mid)["status"] == "active"
         assert [m["id"] for m in s.audit()] == [mid] and s.get(mid)["status"] == "pending"
@@ -129,10 +132,11 @@ def test_events_are_append_only(store):
     mid = store.commit(report(record("API 前缀统一用 /v2")), stream="s", cursor=1).memory_ids[0]
     store.invalidate(mid, reason="superseded", by="bob")
     assert [e["event"] for e in store.events(mid)] == ["commit", "invalidate"]
-    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+    with pytest.raises(Exception, match="append-only"):   # sqlite3.DatabaseError / psycopg RaiseException
         store.backend.conn.execute("DELETE FROM events")
-    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+    with pytest.raises(Exception, match="append-only"):
         store.backend.conn.execute("UPDATE events SET event = 'x'")
+    assert [e["event"] for e in store.events(mid)] == ["commit", "invalidate"]
 
 
 def test_foreign_or_damaged_files_are_refused_never_reset(tmp_path):
@@ -173,23 +177,23 @@ WRONG_ANSWER = json.dumps([{"new_scene_name": "demo｜网关超时", "new_scene_
                                           "source_message_ids": ["m1", "m2"]}]}], ensure_ascii=False)
 
 
-def test_seed_004_scenario_temporary_change_stays_in_its_task(tmp_path):
-    with open_store(tmp_path / "m.db", config=CFG) as store:
+def test_seed_004_scenario_temporary_change_stays_in_its_task(store_url):
+    with open_store(store_url, config=CFG) as store:
         report_ = memvet.validate(WRONG_ANSWER, SESSION_1, config=CFG, store=store)
         assert report_.ok and "W005" in report_.codes()
         res = store.commit(report_, stream="s-1", cursor=2)
         task = res.scene_ids["demo｜网关超时"]
-    with open_store(tmp_path / "m.db", config=CFG) as new_session:
+    with open_store(store_url, config=CFG) as new_session:
         assert all("30" not in m["content"] for m in new_session.recall(kind="project_fact", query="默认超时"))
         assert new_session.crosscheck("这个项目的默认超时是多少", "当前任务进度")["task"]["answers"] == []
         mine = new_session.recall(kind="task_state", task_id=task, query="默认超时")
         assert [m["content"] for m in mine] == ["网关默认超时为 30 秒。"]
 
 
-def test_seed_004_correction_path(tmp_path):
+def test_seed_004_correction_path(store_url):
     # Without W005 the wrong fact reaches long-term memory...
     unguarded = config_from_dict({"routing": {"repo": "demo"}, "ignore": ["W005"]})
-    with open_store(tmp_path / "m.db", config=CFG) as store:
+    with open_store(store_url, config=CFG) as store:
         store.commit(memvet.validate(WRONG_ANSWER, SESSION_1, config=unguarded), stream="s-1", cursor=2)
         wrong = store.recall(kind="project_fact", query="默认超时")
         assert [m["content"] for m in wrong] == ["网关默认超时为 30 秒。"]
@@ -204,8 +208,8 @@ def test_seed_004_correction_path(tmp_path):
 
 # --- CLI -----------------------------------------------------------------------------
 
-def test_check_commit_and_store_commands(tmp_path, capsys):
-    ctx, out, db = tmp_path / "ctx.json", tmp_path / "out.json", str(tmp_path / "m.db")
+def test_check_commit_and_store_commands(tmp_path, capsys, store_url):
+    ctx, out, db = tmp_path / "ctx.json", tmp_path / "out.json", store_url
     ctx.write_text(json.dumps(SESSION_1, ensure_ascii=False), "utf-8")
     out.write_text(WRONG_ANSWER, "utf-8")
     assert main(["check", str(out), "--context", str(ctx), "--commit", "--store", db]) == 0
@@ -233,8 +237,8 @@ def test_check_commit_and_store_commands(tmp_path, capsys):
     assert main(["store", "review", "invalidate", "nope", "--reason", "x", "--store", db]) == 2
 
 
-def test_check_commit_refuses_a_rejected_report(tmp_path, capsys):
-    ctx, out, db = tmp_path / "ctx.json", tmp_path / "out.json", tmp_path / "m.db"
+def test_check_commit_refuses_a_rejected_report(tmp_path, capsys, store_url):
+    ctx, out, db = tmp_path / "ctx.json", tmp_path / "out.json", store_url
     ctx.write_text(json.dumps(SESSION_1, ensure_ascii=False), "utf-8")
     bad = json.loads(WRONG_ANSWER)
     bad[0]["memories"][0]["source_message_ids"] = ["m9"]        # an id of no message: I002 / S rejects

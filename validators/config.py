@@ -66,9 +66,12 @@ class RoutingConfig(_Strict):
 
 
 class StoreConfig(_Strict):
-    """The reference store (``memvet.store``): where the SQLite file lives."""
+    """The reference store (``memvet.store``): a SQLite file, or a team database by URL."""
 
+    #: The SQLite file; relative paths are relative to the config file that names them.
     path: str = ".memvet/memory.db"
+    #: A store URL (``postgresql://user@host/db``, ``sqlite:///path``); when set it wins over ``path``.
+    url: str | None = None
     #: Seconds a writer waits for another writer's lock before failing.
     busy_timeout: float = Field(default=10.0, gt=0)
     #: Days after which ``memvet store expire`` asks to review a code preference.
