@@ -21,7 +21,7 @@ def register(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
     p = sub.add_parser("extract", help="ask an LLM for the memories of one batch, validate and repair them",
                        description="Render CONTEXT.json with the extraction prompt, call an OpenAI-compatible "
                                    "endpoint, validate the answer and repair rejected scenes.")
-    p.add_argument("context", help="the batch context JSON (CONTRACT.md section 1)")
+    p.add_argument("context", help="the batch context JSON (format: docs/formats.md)")
     _endpoint_flags(p)
     p.add_argument("--out", help="write the result JSON here instead of printing it")
     p.add_argument("--dry-run", action="store_true", help="print the rendered prompt messages; call nothing")

@@ -12,7 +12,7 @@ the file is. ``--jobs N`` spreads the lines over N processes in chunks,
 with a bounded number in flight, and prints them in file order. On a
 terminal, stderr shows a progress bar.
 
-Exit codes (CONTRACT.md section 4): 2 when any line or file is a caller
+Exit codes: 2 when any line or file is a caller
 error (named by ``file:line`` and field), else 1 when any answer was
 rejected (0 with ``--exit-zero``), else 0.
 """
@@ -40,9 +40,18 @@ def register(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
                        description="Validate OUTPUT (raw LLM text or JSON) against --context, or every line of a "
                                    "JSONL file of {\"context\": ..., \"output\": ...} objects.")
     p.add_argument("output", help="the LLM answer (a file; - for stdin), or a .jsonl file of {context, output} lines")
-    p.add_argument("--context", help="the batch context JSON (required unless OUTPUT is JSONL)")
+    p.add_argument("--context", help="the batch context JSON (required unless OUTPUT is a .jsonl file or -)")
     p.add_argument("--config", help="config file (default: memvet.toml or [tool.memvet] found upward)")
-    p.add_argument("--format", default="text", help="text (default), json, sarif, github, or a plugin's format")
+    p.add_argument("--format", "--output-format", dest="format", type=str.lower, default="text",
+                   help="text (default), json, sarif, github, or a plugin's format (case-insensitive)")
+    p.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    p.add_argument("--statistics", action="store_true",
+                   help="print how often each code occurred (text: a table; json: a list) instead of the findings")
+    p.add_argument("--quiet", "-q", action="count", default=0,
+                   help="only the findings, no summary or progress; -qq prints nothing (the exit code tells)")
+    from .cli import add_selection_options
+
+    add_selection_options(p)
     p.add_argument("--show-unused-ignores", action="store_true", help="report ignore entries that matched nothing (E002)")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     from memvet.store.cli import add_commit_options  # --commit, --store, --stream, --cursor
@@ -94,17 +103,35 @@ def _config(args: argparse.Namespace) -> Any:
     return config
 
 
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+
+
 def is_jsonl(args: argparse.Namespace) -> bool:
-    return args.context is None or args.output.endswith(".jsonl")
+    """A ``.jsonl`` file, or stdin without ``--context``: one {context, output} object per line."""
+    return args.output.endswith(JSONL_SUFFIXES) or (args.output == "-" and args.context is None)
 
 
 def run_check(args: argparse.Namespace) -> int:
+    if args.context is None and not is_jsonl(args):
+        raise MemvetError("--context is required to check a single answer (or give a .jsonl file of "
+                          '{"context": ..., "output": ...} lines)', field="--context")
+    if args.output_file:
+        from .cli_output import write_to
+
+        with write_to(args.output_file):
+            return _run_check(args)
+    return _run_check(args)
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    from .cli_output import Statistics, quiet_text
     from .engine import Engine
 
     config = _config(args)
     engine = Engine(config)
     fmt = _formatter(args.format)
-    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and args.format == "text")
+    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and args.format == "text"
+                                       and not args.output_file)
     if getattr(args, "commit", False):  # validate with the store attached, then commit (memvet.store.cli)
         from memvet.store.cli import check_and_commit
 
@@ -116,7 +143,14 @@ def run_check(args: argparse.Namespace) -> int:
         return _check_jsonl(args, engine, fmt, color)
     raw = _read(args.output)
     report = engine.validate(raw, args.context)
-    print(fmt(report, source=args.output, color=color))
+    if args.statistics:
+        stats = Statistics()
+        stats.add(report.violations)
+        text = stats.render(args.format)
+    else:
+        text = fmt(report, source=args.output, color=color)
+    if args.quiet < 2:
+        print(quiet_text(text, args.format) if args.quiet and not args.statistics else text)
     return EXIT_OK if report.ok or args.exit_zero else EXIT_REJECT
 
 
@@ -169,11 +203,21 @@ def check_line(engine: Any, fmt: Callable[..., str], fmt_name: str, color: bool,
             raise ContextError(exc.detail, file=source, field="/context" + (exc.field or "")) from None
     except MemvetError as exc:
         return LineOutcome(n, ok=False, error=str(exc))
-    if fmt_name == "sarif":
-        return LineOutcome(n, ok=report.ok, violations=report.violations)
+    if fmt_name in VIOLATION_MODES:  # merged across lines in the main process
+        return LineOutcome(n, ok=report.ok, violations=report.annotate().violations)
     if fmt_name == "json":
         return LineOutcome(n, ok=report.ok, text=report.to_json(indent=None))  # one report per line
     return LineOutcome(n, ok=report.ok, text=fmt(report, source=source, color=color))
+
+
+#: What check_line returns the violations for (instead of formatted text):
+#: formats whose output spans every line of the file.
+STATISTICS = "statistics"
+VIOLATION_MODES = ("sarif", "github", STATISTICS)
+
+
+def _mode(args: argparse.Namespace) -> str:
+    return STATISTICS if getattr(args, "statistics", False) else args.format
 
 
 # Worker processes keep one engine each (built once, like the main process).
@@ -183,7 +227,8 @@ _WORKER: dict[str, Any] = {}
 def _init_worker(config: Any, fmt_name: str, color: bool, path: str) -> None:
     from .engine import Engine
 
-    _WORKER.update(engine=Engine(config), fmt=_formatter(fmt_name), fmt_name=fmt_name, color=color, path=path)
+    fmt = _formatter(fmt_name) if fmt_name != STATISTICS else None
+    _WORKER.update(engine=Engine(config), fmt=fmt, fmt_name=fmt_name, color=color, path=path)
 
 
 def _work(chunk: list[tuple[int, bytes]]) -> list[LineOutcome]:
@@ -245,7 +290,7 @@ def _outcomes(args: argparse.Namespace, engine: Any, fmt: Callable[..., str], co
     count = 0
     if jobs <= 1:
         for n, line, done in lines:
-            yield check_line(engine, fmt, args.format, color, path, n, line)
+            yield check_line(engine, fmt, _mode(args), color, path, n, line)
             count += 1
             if progress:
                 progress.update(count, done)
@@ -255,7 +300,7 @@ def _outcomes(args: argparse.Namespace, engine: Any, fmt: Callable[..., str], co
     window = jobs * WINDOW_PER_JOB
     pending: deque[Any] = deque()
     with multiprocessing.get_context().Pool(jobs, initializer=_init_worker,
-                                            initargs=(engine.config, args.format, color, path)) as pool:
+                                            initargs=(engine.config, _mode(args), color, path)) as pool:
         chunk: list[tuple[int, bytes]] = []
         done = 0
 
@@ -280,12 +325,17 @@ def _outcomes(args: argparse.Namespace, engine: Any, fmt: Callable[..., str], co
 
 
 def _check_jsonl(args: argparse.Namespace, engine: Any, fmt: Callable[..., str], color: bool) -> int:
-    from .ci_formats import SarifStream
+    from .ci_formats import GithubAnnotations, SarifStream
+    from .cli_output import Statistics, quiet_text
 
     out = sys.stdout
-    progress = _progress_for(args)
+    quiet = getattr(args, "quiet", 0)
+    progress = _progress_for(args) if not quiet else None
     share_terminal = progress is not None and out.isatty()
-    sarif = SarifStream(out) if args.format == "sarif" else None
+    mode = _mode(args)
+    sarif = SarifStream(out) if mode == "sarif" else None
+    github = GithubAnnotations() if mode == "github" else None
+    stats = Statistics() if mode == STATISTICS else None
     total = rejected = errors = 0
     try:
         for outcome in _outcomes(args, engine, fmt, color, progress):
@@ -298,10 +348,18 @@ def _check_jsonl(args: argparse.Namespace, engine: Any, fmt: Callable[..., str],
                 print(f"memvet: error: {outcome.error}", file=sys.stderr)
                 continue
             rejected += not outcome.ok
+            source = f"{args.output}:{outcome.line}"
             if sarif is not None:
-                sarif.add(_Violations(outcome.violations or []), f"{args.output}:{outcome.line}")
+                sarif.add(_Violations(outcome.violations or []), source)
+            elif stats is not None:
+                stats.add(outcome.violations or [])
+            elif quiet >= 2:
+                continue
+            elif github is not None:
+                for text in github.render(outcome.violations or [], source):
+                    out.write(text + "\n")
             else:
-                out.write(outcome.text + "\n")
+                out.write((quiet_text(outcome.text, args.format) if quiet else outcome.text) + "\n")
             out.flush()  # stream: each answer's report is out before the next line is read
     finally:
         if progress:
@@ -311,11 +369,22 @@ def _check_jsonl(args: argparse.Namespace, engine: Any, fmt: Callable[..., str],
     line = f"{args.output}: {total} answers, {ok} ok, {rejected} rejected" + (f", {errors} errors" if errors else "")
     if sarif is not None:
         sarif.close()
-        print(line, file=sys.stderr)  # stdout must stay one SARIF document
+        if not quiet:
+            print(line, file=sys.stderr)  # stdout must stay one SARIF document
+    elif stats is not None:
+        if quiet < 2:
+            print(stats.render(args.format))
+        if not quiet and args.format != "json":
+            print(line)
+    elif quiet:
+        pass
     elif args.format == "json":
         print(json.dumps({"summary": summary}))
-    elif args.format in ("text", "github"):
-        print(line if args.format == "text" else f"memvet: {line}")
+    elif github is not None:
+        print(github.summary())
+        print(f"memvet: {line}")
+    elif args.format == "text":
+        print(line)
     else:
         print(line, file=sys.stderr)
     if errors:
