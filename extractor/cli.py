@@ -39,7 +39,7 @@ def register(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
     p = sub.add_parser("demo", help="an offline extract -> validate -> repair -> commit cycle on a loopback server",
                        description="Replay the scripted answers of examples/demo through a local "
                                    "OpenAI-compatible server and the real client, validator and store.")
-    p.add_argument("--dir", help="the demo folder (default: examples/demo here or in the memvet checkout)")
+    p.add_argument("--dir", help="the demo folder (default: examples/demo here, else the copy installed with memvet)")
     p.add_argument("--store", help="store file to keep (default: a temporary one)")
     p.add_argument("--config", help="config file (default: memvet.toml or [tool.memvet] found upward)")
     return {"extract": run_extract, "run": run_run, "demo": run_demo}

@@ -39,7 +39,9 @@ def register(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
     p = sub.add_parser("check", help="validate an LLM answer against its batch context",
                        description="Validate OUTPUT (raw LLM text or JSON) against --context, or every line of a "
                                    "JSONL file of {\"context\": ..., \"output\": ...} objects.")
-    p.add_argument("output", help="the LLM answer (a file; - for stdin), or a .jsonl file of {context, output} lines")
+    p.add_argument("output", nargs="+", metavar="OUTPUT",
+                   help="the LLM answer (a file; - for stdin), or .jsonl files of {context, output} lines; "
+                        "several files are checked in turn (one SARIF log, one --statistics table)")
     p.add_argument("--context", help="the batch context JSON (required unless OUTPUT is a .jsonl file or -)")
     p.add_argument("--config", help="config file (default: memvet.toml or [tool.memvet] found upward)")
     p.add_argument("--format", "--output-format", dest="format", type=str.lower, default="text",
@@ -111,24 +113,68 @@ def is_jsonl(args: argparse.Namespace) -> bool:
     return args.output.endswith(JSONL_SUFFIXES) or (args.output == "-" and args.context is None)
 
 
+@dataclass
+class Shared:
+    """What several OUTPUT files share: one SARIF log, one GitHub annotation budget, one statistics table."""
+
+    sarif: Any = None
+    github: Any = None
+    stats: Any = None
+
+
 def run_check(args: argparse.Namespace) -> int:
-    if args.context is None and not is_jsonl(args):
-        raise MemvetError("--context is required to check a single answer (or give a .jsonl file of "
-                          '{"context": ..., "output": ...} lines)', field="--context")
+    outputs = list(args.output) if isinstance(args.output, list) else [args.output]
+    for path in outputs:
+        args.output = path
+        if args.context is None and not is_jsonl(args):
+            raise MemvetError(f"--context is required to check a single answer ({path}), or give a .jsonl file "
+                              'of {"context": ..., "output": ...} lines', field="--context")
+    if len(outputs) > 1 and getattr(args, "commit", False):
+        raise MemvetError("--commit takes one OUTPUT", field="--commit")
     if args.output_file:
         from .cli_output import write_to
 
         with write_to(args.output_file):
-            return _run_check(args)
-    return _run_check(args)
+            return _run_all(args, outputs)
+    return _run_all(args, outputs)
 
 
-def _run_check(args: argparse.Namespace) -> int:
+def _run_all(args: argparse.Namespace, outputs: list[str]) -> int:
+    if len(outputs) == 1:
+        args.output = outputs[0]
+        return _run_check(args)
+    from .ci_formats import GithubAnnotations, SarifStream
+    from .cli_output import Statistics
+
+    _formatter(args.format)  # an unknown format fails before any file is read
+    shared = Shared(sarif=SarifStream(sys.stdout) if args.format == "sarif" and not args.statistics else None,
+                    github=GithubAnnotations() if args.format == "github" and not args.statistics else None,
+                    stats=Statistics() if args.statistics else None)
+    worst = EXIT_OK
+    for path in outputs:
+        args.output = path
+        try:
+            code = _run_check(args, shared)
+        except MemvetError as exc:  # one unreadable file or bad context: say so, check the others
+            print(f"memvet: error: {exc}", file=sys.stderr)
+            code = EXIT_USAGE
+        worst = max(worst, code)  # 2 (caller error) > 1 (reject) > 0
+    if shared.sarif is not None:
+        shared.sarif.close()
+    if shared.stats is not None and args.quiet < 2:
+        print(shared.stats.render(args.format))
+    if shared.github is not None and not args.quiet:
+        print(shared.github.summary())
+    return worst
+
+
+def _run_check(args: argparse.Namespace, shared: Shared | None = None) -> int:
     from .cli_output import Statistics, quiet_text
     from .engine import Engine
 
-    config = _config(args)
-    engine = Engine(config)
+    engine = getattr(args, "_engine", None)
+    if engine is None:  # several OUTPUT files share one engine (and one config)
+        engine = args._engine = Engine(_config(args))
     fmt = _formatter(args.format)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and args.format == "text"
                                        and not args.output_file)
@@ -140,9 +186,21 @@ def _run_check(args: argparse.Namespace) -> int:
         if args.context is not None:
             raise MemvetError("--context does not apply to a JSONL file (each line carries its context)",
                               field="--context")
-        return _check_jsonl(args, engine, fmt, color)
+        return _check_jsonl(args, engine, fmt, color, shared)
     raw = _read(args.output)
     report = engine.validate(raw, args.context)
+    if shared is not None and (shared.sarif or shared.github or shared.stats):
+        if shared.sarif is not None:
+            shared.sarif.add(report, args.output)
+        elif shared.stats is not None:
+            shared.stats.add(report.violations)
+        elif args.quiet < 2:
+            lines = shared.github.render(report.annotate().violations, args.output)
+            if not args.quiet:
+                lines.append(f"memvet: {args.output}: {'ok' if report.ok else 'rejected'}")
+            if lines:
+                print("\n".join(lines))
+        return EXIT_OK if report.ok or args.exit_zero else EXIT_REJECT
     if args.statistics:
         stats = Statistics()
         stats.add(report.violations)
@@ -324,7 +382,8 @@ def _outcomes(args: argparse.Namespace, engine: Any, fmt: Callable[..., str], co
         yield from drain(0)
 
 
-def _check_jsonl(args: argparse.Namespace, engine: Any, fmt: Callable[..., str], color: bool) -> int:
+def _check_jsonl(args: argparse.Namespace, engine: Any, fmt: Callable[..., str], color: bool,
+                 shared: Shared | None = None) -> int:
     from .ci_formats import GithubAnnotations, SarifStream
     from .cli_output import Statistics, quiet_text
 
@@ -333,9 +392,11 @@ def _check_jsonl(args: argparse.Namespace, engine: Any, fmt: Callable[..., str],
     progress = _progress_for(args) if not quiet else None
     share_terminal = progress is not None and out.isatty()
     mode = _mode(args)
-    sarif = SarifStream(out) if mode == "sarif" else None
-    github = GithubAnnotations() if mode == "github" else None
-    stats = Statistics() if mode == STATISTICS else None
+    own = shared is None
+    shared = shared or Shared(sarif=SarifStream(out) if mode == "sarif" else None,
+                              github=GithubAnnotations() if mode == "github" else None,
+                              stats=Statistics() if mode == STATISTICS else None)
+    sarif, github, stats = shared.sarif, shared.github, shared.stats
     total = rejected = errors = 0
     try:
         for outcome in _outcomes(args, engine, fmt, color, progress):
@@ -368,20 +429,22 @@ def _check_jsonl(args: argparse.Namespace, engine: Any, fmt: Callable[..., str],
     summary = {"answers": total, "ok": ok, "rejected": rejected, "errors": errors}
     line = f"{args.output}: {total} answers, {ok} ok, {rejected} rejected" + (f", {errors} errors" if errors else "")
     if sarif is not None:
-        sarif.close()
+        if own:
+            sarif.close()
         if not quiet:
             print(line, file=sys.stderr)  # stdout must stay one SARIF document
     elif stats is not None:
-        if quiet < 2:
+        if own and quiet < 2:
             print(stats.render(args.format))
         if not quiet and args.format != "json":
-            print(line)
+            print(line, file=sys.stdout if own else sys.stderr)
     elif quiet:
         pass
     elif args.format == "json":
         print(json.dumps({"summary": summary}))
     elif github is not None:
-        print(github.summary())
+        if own:
+            print(github.summary())
         print(f"memvet: {line}")
     elif args.format == "text":
         print(line)
