@@ -71,7 +71,10 @@ def test_output_file_holds_the_report_and_stdout_stays_empty(capsys, tmp_path):
     jsonl.write_text(json.dumps({"context": CONTEXT, "output": "[]"}) + "\n", "utf-8")
     code, out, _ = cli(capsys, "check", str(jsonl), "-o", str(tmp_path / "r.txt"))
     assert code == 0 and out == "" and "1 answers, 1 ok" in (tmp_path / "r.txt").read_text("utf-8")
-    code, _, err = cli(capsys, "check", *ONE, "-o", str(tmp_path / "no" / "such" / "dir" / "r.json"))
+    code, _, _ = cli(capsys, "check", *ONE, "--format", "json", "-o", str(tmp_path / "new" / "dir" / "r.json"))
+    assert code == 1 and json.loads((tmp_path / "new" / "dir" / "r.json").read_text("utf-8"))["ok"] is False
+    (tmp_path / "a-file").write_text("", "utf-8")  # a parent that is a file: cannot be made
+    code, _, err = cli(capsys, "check", *ONE, "-o", str(tmp_path / "a-file" / "r.json"))
     assert code == 2 and "--output-file" in err
 
 

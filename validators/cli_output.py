@@ -7,6 +7,7 @@ import json
 import re
 import sys
 from collections import Counter
+from pathlib import Path
 from typing import Iterable, Iterator
 
 from .errors import MemvetError
@@ -21,6 +22,7 @@ _VERDICT = re.compile(r"^.*: (ok|rejected) -- [0-9]+ scenes, ")
 def write_to(path: str) -> Iterator[None]:
     """Send everything ``check`` prints on stdout to ``path`` (stderr stays the terminal's)."""
     try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)  # reports/memvet.sarif in a fresh CI checkout
         handle = open(path, "w", encoding="utf-8", newline="\n")
     except OSError as exc:
         raise MemvetError(f"cannot write: {exc.strerror or exc}", file=path, field="--output-file") from None
