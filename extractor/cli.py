@@ -1,6 +1,6 @@
 """``memvet extract``, ``memvet run`` and ``memvet demo``.
 
-Exit codes follow CONTRACT.md section 4: 0 nothing rejected, 1 a reject
+Exit codes as for ``memvet check``: 0 nothing rejected, 1 a reject
 remains (after repairs), 2 usage, context, config or endpoint error.
 """
 

@@ -95,7 +95,7 @@ def format_text(report: Report, *, source: str = "<output>", color: bool = False
 
 
 def format_json(report: Report, *, source: str = "<output>", color: bool = False) -> str:
-    """Exactly CONTRACT.md section 3 (``Report.to_json``): byte-identical for identical input."""
+    """The report as JSON (``Report.to_json``, fields in docs/formats.md): byte-identical for identical input."""
     return report.to_json()
 
 

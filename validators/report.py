@@ -1,4 +1,4 @@
-"""The report ``validate()`` returns (CONTRACT.md section 3).
+"""The report ``validate()`` returns (fields: docs/formats.md).
 
 ``to_dict()`` / ``to_json()`` give exactly the contract's shape; the same
 input and config give byte-identical JSON.
