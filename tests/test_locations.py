@@ -121,3 +121,15 @@ def test_scan_is_iterative_and_tolerates_broken_text():
 ])
 def test_scan_pointer_positions(text, pointer, expected):
     assert Positions(text, 0).locate(pointer) == expected
+
+
+def test_a_plugin_pointer_without_a_slash_never_breaks_the_report():
+    from memvet.locations import annotator
+    from memvet.parse import parse_output
+    from memvet.report import Report, Violation
+
+    raw = '[{"a": 1}]'
+    report = Report(ok=True, violations=[Violation("ACME001", "x", "warn", "content", "m", "acme")],
+                    original=[{"a": 1}])
+    annotator(raw, parse_output(raw))(report)
+    assert (report.violations[0].value, report.violations[0].line) == (None, 1)

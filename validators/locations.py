@@ -52,7 +52,10 @@ def annotator(raw: Any, parsed: ParseResult | None) -> Callable[[Report], None]:
         if text is not None and parsed is not None and text.strip():
             positions = Positions(text, json_start(text, parsed))
         for v in report.violations:
-            v.value = shown_value(report, v.path)
+            try:
+                v.value = shown_value(report, v.path)
+            except ValueError:  # a plugin's malformed pointer: no value to show, never a crash
+                v.value = None
             if positions is not None:
                 v.line, v.column = positions.locate(v.path)
 
