@@ -91,6 +91,8 @@ def _formatter(name: str) -> Callable[..., str]:
     from .registry import default_registry
 
     formats = default_registry().formats
+    # --format is case-insensitive, also for a plugin's format whose name has capitals.
+    name = next((known for known in formats if known.lower() == name.lower()), name)
     if name not in formats:
         raise MemvetError(f"unknown format {name!r} (known: {', '.join(sorted(formats))})", field="--format")
     return formats[name]
