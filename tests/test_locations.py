@@ -133,3 +133,12 @@ def test_a_plugin_pointer_without_a_slash_never_breaks_the_report():
                     original=[{"a": 1}])
     annotator(raw, parse_output(raw))(report)
     assert (report.violations[0].value, report.violations[0].line) == (None, 1)
+
+
+def test_a_report_still_pickles_before_and_after_it_is_annotated():
+    import pickle
+
+    report = memvet.validate(EXAMPLE, CONTEXT)
+    lazy = pickle.loads(pickle.dumps(report))
+    assert lazy.to_json() == report.to_json()  # annotated after the round trip, the same
+    assert pickle.loads(pickle.dumps(report)).to_json() == report.to_json()

@@ -12,7 +12,7 @@ terminal never show different things.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from .formats import shown_value
 from .parse import ParseResult, _find_fenced, _find_prose_array
@@ -43,14 +43,19 @@ def json_start(raw: str, parsed: ParseResult) -> int:
     return lead + max(at, 0)
 
 
-def annotator(raw: Any, parsed: ParseResult | None) -> Callable[[Report], None]:
-    """The function that fills ``line``/``column``/``value`` of a report's violations."""
+class Annotator:
+    """Fills ``line``/``column``/``value`` of a report's violations (picklable: a Report may cross processes)."""
 
-    def annotate(report: Report) -> None:
+    __slots__ = ("raw", "parsed")
+
+    def __init__(self, raw: Any, parsed: ParseResult | None):
+        self.raw, self.parsed = raw, parsed
+
+    def __call__(self, report: Report) -> None:
         positions = None
-        text = _text_of(raw)
-        if text is not None and parsed is not None and text.strip():
-            positions = Positions(text, json_start(text, parsed))
+        text = _text_of(self.raw)
+        if text is not None and self.parsed is not None and text.strip():
+            positions = Positions(text, json_start(text, self.parsed))
         for v in report.violations:
             try:
                 v.value = shown_value(report, v.path)
@@ -59,4 +64,7 @@ def annotator(raw: Any, parsed: ParseResult | None) -> Callable[[Report], None]:
             if positions is not None:
                 v.line, v.column = positions.locate(v.path)
 
-    return annotate
+
+def annotator(raw: Any, parsed: ParseResult | None) -> Annotator:
+    """What the engine attaches to a report with violations (see ``Report.annotate``)."""
+    return Annotator(raw, parsed)
