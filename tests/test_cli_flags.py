@@ -195,3 +195,16 @@ def test_python_dash_m_memvet_is_the_cli():
     assert result.returncode == 1 and json.loads(result.stdout)["ok"] is False
     version = subprocess.run([sys.executable, "-m", "memvet", "--version"], capture_output=True, text=True, timeout=60)
     assert version.stdout.strip() == f"memvet {memvet.__version__}"
+
+
+def test_several_files_give_one_sarif_log_one_json_line_each_and_the_worst_exit(capsys, tmp_path):
+    good = tmp_path / "good.json"
+    good.write_text("[]", "utf-8")
+    both = [str(EXAMPLE), str(good), "--context", str(CONTEXT_FILE)]
+    code, out, _ = cli(capsys, "check", *both, "--format", "sarif")
+    results = json.loads(out)["runs"][0]["results"]
+    assert code == 1 and [r["ruleId"] for r in results] == example_codes()
+    code, out, _ = cli(capsys, "check", *both, "--format", "json")
+    assert code == 1 and [json.loads(line)["ok"] for line in out.splitlines()] == [False, True]
+    code, _, err = cli(capsys, "check", str(good), str(tmp_path / "missing.json"), "--context", str(CONTEXT_FILE))
+    assert code == 2 and "missing.json" in err  # the other file was still checked

@@ -207,6 +207,8 @@ def _run_check(args: argparse.Namespace, shared: Shared | None = None) -> int:
         stats = Statistics()
         stats.add(report.violations)
         text = stats.render(args.format)
+    elif shared is not None and args.format == "json":
+        text = report.to_json(indent=None)  # several files: one compact report per line, as for JSONL
     else:
         text = fmt(report, source=args.output, color=color)
     if args.quiet < 2:
