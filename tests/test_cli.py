@@ -186,6 +186,8 @@ def test_json_is_the_report_byte_for_byte(capsys):
 # required members, enums, and no member SARIF does not define.
 _MESSAGE = {"type": "object", "required": ["text"], "properties": {"text": {"type": "string"}},
             "additionalProperties": False}
+_MULTIFORMAT = {"type": "object", "required": ["text"], "additionalProperties": False,
+                "properties": {"text": {"type": "string"}, "markdown": {"type": "string"}}}
 SARIF_SUBSET = {
     "type": "object", "required": ["version", "runs"], "additionalProperties": False,
     "properties": {
@@ -203,6 +205,7 @@ SARIF_SUBSET = {
             "rules": {"type": "array", "items": {"$ref": "#/$defs/rule"}}}},
         "rule": {"type": "object", "required": ["id"], "additionalProperties": False, "properties": {
             "id": {"type": "string"}, "name": {"type": "string"}, "shortDescription": _MESSAGE,
+            "fullDescription": _MESSAGE, "help": _MULTIFORMAT,
             "helpUri": {"type": "string"}, "properties": {"type": "object"},
             "defaultConfiguration": {"type": "object", "additionalProperties": False, "properties": {
                 "level": {"enum": ["none", "note", "warning", "error"]}}}}},

@@ -28,7 +28,9 @@ import json
 import re
 from typing import Any, Iterable, TextIO
 
+from .registry import default_registry
 from .report import Report, Violation
+from .rule_docs import split_doc
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -68,8 +70,6 @@ def plain(text: str) -> str:
 
 def help_uri(code: str) -> str | None:
     """The documentation page of a rule: built-in rules' pages, or a plugin's ``help_uri``."""
-    from .registry import default_registry
-
     registry = default_registry()
     cls = registry.rules.get(code)
     if cls is None:
@@ -87,12 +87,30 @@ def _version() -> str:
 
 # --- SARIF -------------------------------------------------------------------
 
+def rule_help(code: str) -> dict[str, Any]:
+    """``fullDescription`` and ``help`` of a rule, from its docstring (what code-scanning UIs show)."""
+    cls = default_registry().rules.get(code)
+    if cls is None:
+        return {}
+    _, bodies, _ = split_doc(cls)
+    parts = [(title, bodies[title]) for title in ("What it does", "Why is this bad?") if bodies.get(title)]
+    if not parts:
+        return {}
+    uri = help_uri(code)
+    markdown = "\n\n".join(f"**{title}**\n\n{body}" for title, body in parts)
+    if uri:
+        markdown += f"\n\n[Examples and options]({uri})"
+    return {"fullDescription": {"text": plain(parts[0][1].split("\n\n")[0])},
+            "help": {"text": "\n\n".join(plain(body) for _, body in parts), "markdown": markdown}}
+
+
 def sarif_rule(code: str, name: str, action: str, summary: str | None = None) -> dict[str, Any]:
     """A ``reportingDescriptor`` for one memvet rule."""
     rule: dict[str, Any] = {
         "id": code,
         "name": name,
         "shortDescription": {"text": plain(summary or name)},
+        **rule_help(code),
         "defaultConfiguration": {"level": SARIF_LEVEL.get(action, "warning")},
         "properties": {"action": action},
     }
