@@ -74,8 +74,11 @@ def test_sarif_help_uri_points_at_an_existing_page_and_descriptions_are_plain_te
         assert uri == f"{prefix}{cls.code}{suffix}"
         path = uri.split("/blob/main/", 1)[1]
         assert (REPO / path).is_file(), uri
-        text = sarif_rule(cls.code, cls.name, cls.action, cls.summary())["shortDescription"]["text"]
+        descriptor = sarif_rule(cls.code, cls.name, cls.action, cls.summary())
+        text = descriptor["shortDescription"]["text"]
         assert "``" not in text and "**" not in text, (cls.code, text)
+        assert "``" not in descriptor["help"]["text"] and descriptor["fullDescription"]["text"]
+        assert descriptor["help"]["markdown"].endswith(f"[Examples and options]({uri})")
     assert plain("The ``type`` is **not** known") == "The type is not known"
 
 
