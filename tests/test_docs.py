@@ -80,6 +80,7 @@ def test_sarif_help_uri_points_at_an_existing_page_and_descriptions_are_plain_te
         assert "``" not in descriptor["help"]["text"] and descriptor["fullDescription"]["text"]
         assert descriptor["help"]["markdown"].endswith(f"[Examples and options]({uri})")
     assert plain("The ``type`` is **not** known") == "The type is not known"
+    assert plain("* ``a`` -- *b*, `c`, 2 * 3") == "* a -- b, c, 2 * 3"  # bullets and products stay
 
 
 def _help_texts(parser: argparse.ArgumentParser):

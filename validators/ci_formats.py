@@ -44,7 +44,8 @@ GITHUB_LEVEL = {"reject": "error", "drop": "warning", "warn": "warning", "fix": 
 GITHUB_LIMITS = {"error": 10, "warning": 10}
 
 _SOURCE_LINE = re.compile(r"^(?P<file>.*):(?P<line>[0-9]+)$")
-_MARKUP = re.compile(r"``?([^`]+)``?|\*\*?([^*]+)\*\*?")
+_CODE_SPAN = re.compile(r"``([^`]+)``|`([^`\n]+)`")
+_EMPHASIS = re.compile(r"\*\*(\S[^*\n]*?)\*\*|(?<![*\w])\*(\S[^*\n]*?)\*(?![*\w])")  # not "* " bullets
 
 
 def split_source(source: str) -> tuple[str, int | None]:
@@ -65,7 +66,8 @@ def place(v: Violation, source: str) -> tuple[str, int, int | None]:
 
 def plain(text: str) -> str:
     """A docstring line without reST/markdown markup (SARIF's text fields are plain text)."""
-    return _MARKUP.sub(lambda m: m.group(1) or m.group(2), text)
+    text = _CODE_SPAN.sub(lambda m: m.group(1) or m.group(2), text)
+    return _EMPHASIS.sub(lambda m: m.group(1) or m.group(2), text)
 
 
 def help_uri(code: str) -> str | None:
