@@ -1,6 +1,6 @@
 """``memvet extract``, ``memvet run`` and ``memvet demo``.
 
-Exit codes follow CONTRACT.md section 4: 0 nothing rejected, 1 a reject
+Exit codes as for ``memvet check``: 0 nothing rejected, 1 a reject
 remains (after repairs), 2 usage, context, config or endpoint error.
 """
 
@@ -21,7 +21,7 @@ def register(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
     p = sub.add_parser("extract", help="ask an LLM for the memories of one batch, validate and repair them",
                        description="Render CONTEXT.json with the extraction prompt, call an OpenAI-compatible "
                                    "endpoint, validate the answer and repair rejected scenes.")
-    p.add_argument("context", help="the batch context JSON (CONTRACT.md section 1)")
+    p.add_argument("context", help="the batch context JSON (format: docs/formats.md)")
     _endpoint_flags(p)
     p.add_argument("--out", help="write the result JSON here instead of printing it")
     p.add_argument("--dry-run", action="store_true", help="print the rendered prompt messages; call nothing")
@@ -39,7 +39,7 @@ def register(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
     p = sub.add_parser("demo", help="an offline extract -> validate -> repair -> commit cycle on a loopback server",
                        description="Replay the scripted answers of examples/demo through a local "
                                    "OpenAI-compatible server and the real client, validator and store.")
-    p.add_argument("--dir", help="the demo folder (default: examples/demo here or in the memvet checkout)")
+    p.add_argument("--dir", help="the demo folder (default: examples/demo here, else the copy installed with memvet)")
     p.add_argument("--store", help="store file to keep (default: a temporary one)")
     p.add_argument("--config", help="config file (default: memvet.toml or [tool.memvet] found upward)")
     return {"extract": run_extract, "run": run_run, "demo": run_demo}

@@ -29,9 +29,23 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Mapping
 
-import openai
-
 from memvet.errors import MemvetError
+
+#: What a user without the optional dependency is told (memvet check never needs it).
+MISSING_OPENAI = ("memvet extract, run and demo need the openai package, an optional dependency: "
+                  "pip install 'memvet[llm]'")
+
+try:
+    import openai
+except ImportError as exc:  # the core install: `pip install memvet` without [llm]
+    if exc.name != "openai":
+        raise
+    openai = None  # settings and --dry-run still work; a client says what to install
+
+
+def _require_openai() -> None:
+    if openai is None:
+        raise MemvetError(MISSING_OPENAI)
 
 StructuredMode = Literal["auto", "json_schema", "json_object", "off"]
 STRUCTURED_MODES: tuple[str, ...] = ("auto", "json_schema", "json_object", "off")
@@ -276,6 +290,7 @@ class ChatClient(_Base):
     """Synchronous client (``memvet extract``, the LLM judge)."""
 
     def __init__(self, settings: EndpointSettings, *, client: openai.OpenAI | None = None):
+        _require_openai()
         super().__init__(settings)
         self.client = client or openai.OpenAI(base_url=settings.base_url, api_key=settings.api_key,
                                               timeout=settings.timeout, max_retries=0)
@@ -304,6 +319,7 @@ class AsyncChatClient(_Base):
     """Asynchronous client (``memvet run``: many sessions at once)."""
 
     def __init__(self, settings: EndpointSettings, *, client: openai.AsyncOpenAI | None = None):
+        _require_openai()
         super().__init__(settings)
         self.client = client or openai.AsyncOpenAI(base_url=settings.base_url, api_key=settings.api_key,
                                                    timeout=settings.timeout, max_retries=0)

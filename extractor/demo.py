@@ -32,10 +32,16 @@ SCRIPT = "script.json"
 _POOL_REF = re.compile(r"\{\{scene_id:([^}]+)\}\}")
 
 
+def _packaged_demo() -> Path:
+    """The demo data installed with memvet (package ``memvet.demo``, i.e. ``examples/demo``)."""
+    import memvet.demo
+
+    return Path(memvet.demo.__file__).resolve().parent
+
+
 def find_demo_dir(given: str | None = None) -> Path:
-    """``--dir``, else ``examples/demo`` under the working directory or the memvet checkout."""
-    candidates = [Path(given)] if given else [Path.cwd() / "examples" / "demo",
-                                              Path(__file__).resolve().parents[1] / "examples" / "demo"]
+    """``--dir``, else ``examples/demo`` under the working directory, else the copy installed with memvet."""
+    candidates = [Path(given)] if given else [Path.cwd() / "examples" / "demo", _packaged_demo()]
     for folder in candidates:
         if (folder / SCRIPT).is_file():
             return folder

@@ -207,7 +207,7 @@ class JudgeGates(_JudgeRule):
     What it does:
         For memories the heuristic gates kept but that stay uncertain (every
         work_method, and memories of priority 85 or less), asks a model to
-        rule on the stripping, one-time and provenance gates of seed 000, and
+        rule on the stripping, one-time and provenance gates (G001-G003), and
         drops the memory when the model says one fails. Off unless the judge
         is enabled; verdicts are cached by content hash.
 
@@ -243,8 +243,8 @@ class JudgeMethod(_JudgeRule):
         For a kept work_method, asks the model the five questions of the
         self-check (normative, transferable, directive, operable, supported)
         and, when it fails, downgrades the memory to work_fact and removes
-        the method-only metadata (``scope``, ``method_type``), as seed 000
-        prescribes. Fix: safe.
+        the method-only metadata (``scope``, ``method_type``), as M001
+        does. Fix: safe.
 
     Why is this bad?
         A narrated fix stored as a method is recalled as a rule for tasks it

@@ -118,7 +118,7 @@ class StrippingTest(_Gate):
 
     What it does:
         Blanks out names, paths, file names, hashes, versions, numbers and
-        identifiers (seed 000's stripping test), then looks at what is left.
+        identifiers (the stripping test), then looks at what is left.
         It fails when a change verb remains (改为/换成/升级到/新增了/删除了/
         完成了, "renamed", "replaced", "bumped") and nothing that guides a
         later action does: no reason, rule, condition, fixed problem or
@@ -432,7 +432,7 @@ class ProvenanceTest(_Gate):
         condition, rule, decision or role of its own.
 
     Why is this bad?
-        Seed 000's provenance test: what ``grep`` or ``git show`` returns in
+        The provenance test: what ``grep`` or ``git show`` returns in
         a second is not worth a memory; "配置见 config.yaml" is never what a
         later task recalls. A file named *with* the mechanism it explains
         ("插件只有在 registry.ts 里 app.use 过才会加载") is kept.

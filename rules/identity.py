@@ -295,8 +295,8 @@ class SceneIdNotInPool(Rule):
     Why is this bad?
         The pipeline files the memories under that id. An invented id
         (``sc0007``) creates a scene nobody asked for, or silently merges the
-        memories into an unrelated scene that later gets that id; seed 000
-        forbids making ids up.
+        memories into an unrelated scene that later gets that id; an
+        extractor must never make ids up.
 
     Example:
         pool: sc0003 | auth-service｜登录接口性能

@@ -64,7 +64,7 @@ class LanguageMismatch(Rule):
         clearly in the other language is rejected.
 
     Why is this bad?
-        Seed 000 wants every free-text field in the language the people
+        Every free-text field belongs in the language the people
         talk in; a recall layer that mixes languages matches worse and
         reads worse in the prompt it feeds.
 
@@ -201,8 +201,8 @@ class ContextDependent(Rule):
 
     Why is this bad?
         A memory is recalled weeks later, in another conversation: "那个定时
-        任务" or "the above approach" then names nothing. Seed 000 asks
-        every memory to stand alone.
+        任务" or "the above approach" then names nothing. Every memory
+        must stand alone.
 
     Example:
         user: 刚才那个迁移脚本在 MySQL 5.7 上会失败
@@ -550,7 +550,7 @@ class SceneNameActivity(Rule):
           "Aug 22").
 
         A trailing activity noun is left alone ("L1 提取误分类排查",
-        "timeout retry implementation"): seed 000's own examples name topics
+        "timeout retry implementation"): good scene labels name topics
         that way.
 
     Why is this bad?
@@ -662,8 +662,8 @@ class SceneReason(Rule):
         line break before its end), or is longer than ``max_chars``.
 
     Why is this bad?
-        The reason is the audit trail of why no pool scene fit; seed 000
-        asks for one sentence. An empty one explains nothing, a paragraph
+        The reason is the audit trail of why no pool scene fit; it
+        should be one sentence. An empty one explains nothing, a paragraph
         is usually a summary of the memories in the wrong field.
 
     Example:
@@ -738,7 +738,7 @@ class SceneNameUnknownProject(Rule):
         matches "agent-memory").
 
     Why is this bad?
-        Seed 000 forbids guessing a project (from the working directory,
+        An extractor must never guess a project (from the working directory,
         a tool name...): a guessed project files the scene under the wrong
         repository.
 

@@ -178,7 +178,7 @@ class MethodNotNormative(_MethodRule):
         Fix: safe (the content is kept; only its type changes).
 
     Why is this bad?
-        Seed 000's first test: a method says what to do next time. A
+        The first test of a method: it says what to do next time. A
         description typed as a method is routed to the code-preference store
         and injected as a rule it never was.
 
@@ -289,7 +289,7 @@ class MethodNotTransferable(_MethodRule):
         judgment; an LLM judge can confirm later.
 
     Why is this bad?
-        Seed 000's second test: remove module, commit, date and file -- does
+        The second test of a method: remove module, commit, date and file -- does
         the rule still hold? "Skip migration 0042 when shipping v2.4.0" guides
         no other release; stored as a lasting preference it misleads every
         later one.
@@ -415,7 +415,7 @@ class MethodNotDirective(_MethodRule):
         Fix: safe.
 
     Why is this bad?
-        Seed 000's third test: a method guides future tasks; "本次为什么这么做"
+        The third test of a method: it guides future tasks; "本次为什么这么做"
         is a fact. A narration stored as a preference reads as an order to
         repeat one incident's steps.
 
@@ -504,7 +504,7 @@ class MethodNotOperable(_MethodRule):
         confirm later.
 
     Why is this bad?
-        Seed 000's fourth test: abstracted advice must still give an entry
+        The fourth test of a method: abstracted advice must still give an entry
         point or a criterion. A platitude costs recall budget every turn and
         changes no decision.
 
@@ -658,7 +658,7 @@ class MethodUnsupportedBasis(_MethodRule):
         judge can confirm borderline cases later.
 
     Why is this bad?
-        Seed 000's fifth test: the trigger may be inferred, the reason may
+        The fifth test of a method: the trigger may be inferred, the reason may
         not be invented. A made-up rationale stored as the user's value
         system steers every later decision in the user's name.
 

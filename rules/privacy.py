@@ -756,7 +756,7 @@ class PersonalData(_Redacting):
         Fix: safe
 
     Why is this bad?
-        Seed 000 forbids extracting personal information. A phone number
+        Personal information must never be extracted. A phone number
         or a mailbox in memory is replayed into prompts, exported and
         retained far longer than anyone agreed to.
 

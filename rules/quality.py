@@ -321,7 +321,7 @@ class NearDuplicate(Rule):
         can catch those later.
 
     Why is this bad?
-        Seed 000: merge, don't fragment. Two copies of one conclusion take
+        Merge, don't fragment. Two copies of one conclusion take
         two of the few recall slots and drift apart when one is updated.
 
     Example:

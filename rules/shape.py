@@ -81,9 +81,9 @@ class OutputWrapped(Rule):
 
     def check(self, result: ParseResult, ctx: Any) -> Iterator[Finding]:
         if result.unwrapped == "fence":
-            yield Finding("the JSON was wrapped in a markdown code fence; unwrapped")
+            yield Finding("the JSON was wrapped in a markdown code fence; unwrapped (no patch: the raw text changed, not the JSON)")
         elif result.unwrapped == "prose":
-            yield Finding("the JSON was surrounded by prose; the array was extracted")
+            yield Finding("the JSON was surrounded by prose; the array was extracted (no patch: the raw text changed, not the JSON)")
 
 
 class OutputNotArray(Rule):
@@ -370,7 +370,8 @@ class JsonRepaired(Rule):
     def check(self, result: ParseResult, ctx: Any) -> Iterator[Finding]:
         if result.ok:
             for repair in result.repairs:
-                yield Finding(f"{repair.detail} ({repair.kind})", path=repair.path)
+                yield Finding(f"{repair.detail} ({repair.kind}; no patch: the raw text was repaired before it parsed)",
+                              path=repair.path)
 
 
 def _json_type(value: Any) -> str:

@@ -305,7 +305,7 @@ class MetadataKeyForeign(Rule):
     """A metadata key outside its type's vocabulary.
 
     What it does:
-        Warns at each metadata key that CONTRACT.md does not list for the
+        Warns at each metadata key that the answer format does not list for the
         memory's type: a key of another type (``deadline`` on a
         ``work_fact``) or of none (``confidence``). ``project`` and
         ``projectEvidence`` are legal on every type; ``status`` on a

@@ -368,7 +368,7 @@ class KindUnknown(Rule):
         something else).
 
     Why is this bad?
-        Seed 004's first write check: each kind has its own namespace,
+        Each kind has its own namespace,
         write timing and lifetime. A write of no known kind has none of
         them, and retrieval by kind would never find it -- or find it
         everywhere.
@@ -519,7 +519,7 @@ class TaskInLongTermNamespace(Rule):
         project_fact / code_preference templates render.
 
     Why is this bad?
-        Seed 004's last correction step: task state must carry a task id
+        Task state must carry a task id
         and must never land in ``proj-{repo}-facts``. In the long-term
         partition it outlives its task and later sessions read it as a rule.
 
@@ -589,7 +589,7 @@ class TemporaryAsConvention(Rule):
         "临时目录", "temporary files") do not count. Safe fix.
 
     Why is this bad?
-        The failure seed 004 starts from: "raise the timeout to 30 s until
+        The classic write-layer failure: "raise the timeout to 30 s until
         tomorrow's rollback" stored as a project fact, and next week's
         session answers "the default timeout is 30 s".
 
@@ -707,7 +707,7 @@ class PreferenceNotAdopted(Rule):
         chose it -- is rerouted to ``task_state`` of its scene. Safe fix.
 
     Why is this bad?
-        Seed 004: a preference is written only once it is explicitly adopted
+        A preference is written only once it is explicitly adopted
         (a review passed, a convention updated, an owner said so). An
         agent's own resolution ("I'll always …") that lands in
         ``proj-{repo}-prefs`` steers every later session without anyone
@@ -798,7 +798,7 @@ class FactConflict(Rule):
         The store then marks those too; nothing is overwritten. Safe fix.
 
     Why is this bad?
-        Seed 004: when two values of one project fact meet, do not merge
+        When two values of one project fact meet, do not merge
         automatically; mark the conflict and let a person decide which holds
         (``memvet store review``). Silently overwriting would let a
         temporary or wrong value replace the real one.
@@ -935,7 +935,7 @@ class ProposalAsDecision(Rule):
         A user question asked before the proposal is not an answer.
 
     Why is this bad?
-        Seed 000 wants an open proposal recorded as open ("正在评估…",
+        An open proposal must be recorded as open ("正在评估…",
         "待确认"). Written as a decision it becomes a project rule nobody
         took.
 

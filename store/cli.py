@@ -45,7 +45,7 @@ def _common() -> argparse.ArgumentParser:
 def register(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
     common = _common()
     p = sub.add_parser("store", help="the reference memory store: recall, review, expire, audit, crosscheck",
-                       description="Seed 004's maintenance checklist over the reference store.")
+                       description="Maintenance of the reference store: review, confirm, expire, audit.")
     cmds = p.add_subparsers(dest="store_command", metavar="ACTION", required=True)
 
     r = cmds.add_parser("recall", parents=[common], help="search one partition (kind first, then full text)")

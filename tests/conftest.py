@@ -38,7 +38,8 @@ from dataclasses import dataclass  # noqa: E402
 import pytest  # noqa: E402
 
 #: What a wheel is built from: the package folders and the files pyproject.toml reads.
-SOURCE_PARTS = ("validators", "rules", "schemas", "extractor", "store", "pyproject.toml", "README.md", "LICENSE")
+SOURCE_PARTS = ("validators", "rules", "schemas", "extractor", "store", "examples/demo", "pyproject.toml", "README.md",
+                "LICENSE")
 
 
 @dataclass

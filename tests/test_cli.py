@@ -70,7 +70,9 @@ def test_rules_lists_every_loaded_rule_with_code_name_action_origin(capsys):
     code, out, _ = cli(capsys, "rules")
     assert code == 0
     registry = default_registry()
-    lines = {line.split()[0]: line.split() for line in out.splitlines() if line.strip()}
+    header, *rows = out.splitlines()
+    assert header.split() == ["CODE", "NAME", "ACTION", "ON", "TARGET", "ORIGIN"]
+    lines = {line.split()[0]: line.split() for line in rows if line.strip()}
     assert set(lines) == set(registry.rules)
     for code_, cls in registry.rules.items():
         fields = lines[code_]
@@ -145,8 +147,8 @@ def test_text_shows_pointer_code_action_value_and_verdict(capsys):
     code, out, _ = cli(capsys, "check", str(EXAMPLE_OUTPUT), "--context", str(CONTEXT_FILE), "--color", "never")
     report = memvet.validate(EXAMPLE_OUTPUT.read_text("utf-8"), CONTEXT_FILE)
     assert not ANSI.search(out)
-    for v in report.violations:
-        assert f"{EXAMPLE_OUTPUT}:{v.path or '/'}: {v.code} {v.action} {v.message}" in out
+    for v in report.annotate().violations:
+        assert f"{EXAMPLE_OUTPUT}:{v.line}:{v.column}: {v.path or '/'}: {v.code} {v.action} {v.message}" in out
     # The offending value of the invented scene id and the dropped snapshot are shown.
     assert '    value: "sc0007"' in out
     assert out.rstrip().splitlines()[-1].startswith(f"{EXAMPLE_OUTPUT}: rejected -- 1 scenes, 3 memories")
@@ -184,6 +186,8 @@ def test_json_is_the_report_byte_for_byte(capsys):
 # required members, enums, and no member SARIF does not define.
 _MESSAGE = {"type": "object", "required": ["text"], "properties": {"text": {"type": "string"}},
             "additionalProperties": False}
+_MULTIFORMAT = {"type": "object", "required": ["text"], "additionalProperties": False,
+                "properties": {"text": {"type": "string"}, "markdown": {"type": "string"}}}
 SARIF_SUBSET = {
     "type": "object", "required": ["version", "runs"], "additionalProperties": False,
     "properties": {
@@ -201,6 +205,7 @@ SARIF_SUBSET = {
             "rules": {"type": "array", "items": {"$ref": "#/$defs/rule"}}}},
         "rule": {"type": "object", "required": ["id"], "additionalProperties": False, "properties": {
             "id": {"type": "string"}, "name": {"type": "string"}, "shortDescription": _MESSAGE,
+            "fullDescription": _MESSAGE, "help": _MULTIFORMAT,
             "helpUri": {"type": "string"}, "properties": {"type": "object"},
             "defaultConfiguration": {"type": "object", "additionalProperties": False, "properties": {
                 "level": {"enum": ["none", "note", "warning", "error"]}}}}},
@@ -213,7 +218,8 @@ SARIF_SUBSET = {
                     "artifactLocation": {"type": "object", "required": ["uri"], "additionalProperties": False,
                                          "properties": {"uri": {"type": "string"}}},
                     "region": {"type": "object", "additionalProperties": False,
-                               "properties": {"startLine": {"type": "integer", "minimum": 1}}}}},
+                               "properties": {"startLine": {"type": "integer", "minimum": 1},
+                                              "startColumn": {"type": "integer", "minimum": 1}}}}},
                 "logicalLocations": {"type": "array", "items": {
                     "type": "object", "additionalProperties": False, "properties": {
                         "fullyQualifiedName": {"type": "string"}, "kind": {"type": "string"}}}}}}}}},
@@ -242,17 +248,44 @@ def test_sarif_is_valid_sarif_2_1_0(capsys):
     assert code == 1
 
 
-def test_github_prints_one_workflow_annotation_per_violation(capsys):
+def test_github_annotates_rejects_and_warnings_at_their_line_and_folds_fixes(capsys):
     code, out, _ = cli(capsys, "check", str(EXAMPLE_OUTPUT), "--context", str(CONTEXT_FILE), "--format", "github")
-    report = memvet.validate(EXAMPLE_OUTPUT.read_text("utf-8"), CONTEXT_FILE)
-    annotations = [line for line in out.splitlines() if line.startswith("::")]
-    assert len(annotations) == len(report.violations)
-    kinds = {"reject": "error", "drop": "warning", "warn": "warning", "fix": "notice"}
-    for line, v in zip(annotations, report.violations):
-        m = re.match(r"^::(error|warning|notice) file=([^,]+),line=(\d+),title=([^:]+)::(.+)$", line)
+    report = memvet.validate(EXAMPLE_OUTPUT.read_text("utf-8"), CONTEXT_FILE).annotate()
+    annotations = [line for line in out.splitlines() if line.startswith("::") and not line.startswith("::group")
+                   and line != "::endgroup::"]
+    shown = [v for v in report.violations if v.action != "fix"]
+    assert len(annotations) == len(shown) and shown
+    # Errors first (GitHub keeps only the first ten of each level), each at its pointer's line and column.
+    shown.sort(key=lambda v: v.action != "reject")
+    kinds = {"reject": "error", "drop": "warning", "warn": "warning"}
+    for line, v in zip(annotations, shown):
+        m = re.match(r"^::(error|warning) file=([^,]+),line=(\d+),col=(\d+),title=([^:]+)::(.+)$", line)
         assert m, line
-        assert m.group(1) == kinds[v.action] and m.group(2) == str(EXAMPLE_OUTPUT) and m.group(3) == "1"
-        assert m.group(4).startswith(v.code)
+        assert m.group(1) == kinds[v.action] and m.group(2) == str(EXAMPLE_OUTPUT)
+        assert (int(m.group(3)), int(m.group(4))) == (v.line, v.column) and m.group(5).startswith(v.code)
+    assert {v.line for v in shown} != {1}  # not every finding on line 1
+    # The fixes memvet applied are folded into one collapsed group, not one notice each.
+    fixes = [v for v in report.violations if v.action == "fix"]
+    group = out[out.index("::group::"):out.index("::endgroup::")].splitlines()
+    assert f"{len(fixes)} more findings" in group[0] and len(group) == 1 + len(fixes)
+    assert "::notice" not in out
+    assert out.splitlines()[-1].startswith(f"memvet: {EXAMPLE_OUTPUT}: rejected")
+    assert code == 1
+
+
+def test_github_keeps_to_ten_errors_and_ten_warnings_per_step():
+    from memvet.ci_formats import GithubAnnotations
+    from memvet.report import Violation
+
+    many = [Violation("I001", "x", "reject", f"/{k}/scene_id", "m", "r", line=k + 1, column=3) for k in range(13)]
+    many += [Violation("G002", "y", "drop", f"/{k}/memories/0", "m", "r", line=k + 1, column=5) for k in range(12)]
+    github = GithubAnnotations()
+    lines = github.render(many[:7], "a.json") + github.render(many[7:], "b.json")  # one step, two files
+    assert sum(line.startswith("::error ") for line in lines) == 10
+    assert sum(line.startswith("::warning ") for line in lines) == 10
+    folded = [line for line in lines if not line.startswith("::")]
+    assert len(folded) == 5 and all(": I001 reject" in x or ": G002 drop" in x for x in folded)
+    assert github.summary() == "memvet: 13 errors, 12 warnings, 0 fixes applied; 5 not annotated (see the groups above)"
 
 
 def test_github_escapes_newlines_and_separators():
@@ -276,7 +309,7 @@ def test_jsonl_reports_each_line_and_a_summary(capsys, tmp_path):
     assert json.loads(lines[3]) == {"summary": {"answers": 3, "ok": 2, "rejected": 1, "errors": 0}}
     assert code == 1
     code, out, _ = cli(capsys, "check", str(path))
-    assert f"{path}:2:/0/memories/0/type: S004 reject" in out
+    assert f"{path}:2: /0/memories/0/type: S004 reject" in out
     assert out.splitlines()[-1] == f"{path}: 3 answers, 2 ok, 1 rejected"
 
 

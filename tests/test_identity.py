@@ -106,7 +106,8 @@ def test_cli_check_prints_I001_with_the_resembled_pool_id(tmp_path, capsys):
     stdout = capsys.readouterr().out
     assert code == 1, stdout
     line = next(x for x in stdout.splitlines() if " I001 " in x)
-    assert line.startswith(f"{out_file}:/0/scene_id: I001 reject ")
+    # One line of JSON: the scene id is on line 1, after `[{"scene_id": ` (column 3: its key).
+    assert line.startswith(f"{out_file}:1:3: /0/scene_id: I001 reject ")
     assert "did you mean 'sc0003'?" in line
 
 

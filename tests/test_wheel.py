@@ -11,7 +11,7 @@ from conftest import REPO
 
 # Source folder -> its import path in the wheel (pyproject.toml [tool.setuptools.package-dir]).
 PARTS = {"validators": "memvet", "rules": "memvet/rules", "schemas": "memvet/schemas",
-         "extractor": "memvet/extractor", "store": "memvet/store"}
+         "extractor": "memvet/extractor", "store": "memvet/store", "examples/demo": "memvet/demo"}
 
 
 def wheel_names(wheel) -> set[str]:
@@ -35,7 +35,8 @@ def test_wheel_contains_every_source_file(wheel_env):
     missing = []
     for folder, package in PARTS.items():
         for path in (REPO / folder).rglob("*"):
-            if path.is_file() and path.suffix in (".py", ".json", ".yaml", ".md", ".txt") and "__pycache__" not in path.parts:
+            if path.is_file() and path.suffix in (".py", ".json", ".jsonl", ".yaml", ".md", ".txt", ".typed") \
+                    and "__pycache__" not in path.parts:
                 name = f"{package}/{path.relative_to(REPO / folder).as_posix()}"
                 if name not in names:
                     missing.append(name)
@@ -69,3 +70,23 @@ def test_installed_wheel_loads_its_package_data(wheel_env):
     result = wheel_env.run("python", "-c", code)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["array", "object"]
+
+
+def test_wheel_is_typed_and_openai_is_only_an_extra(wheel_env):
+    names = wheel_names(wheel_env.wheel)
+    assert "memvet/py.typed" in names
+    with zipfile.ZipFile(wheel_env.wheel) as zf:
+        metadata = next(zf.read(n).decode() for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
+    requires = [line.split(":", 1)[1].strip() for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
+    openai = [r for r in requires if r.startswith("openai")]
+    assert openai and all('extra == "llm"' in r or 'extra == "test"' in r for r in openai), openai
+    assert "Provides-Extra: llm" in metadata
+
+
+def test_installed_wheel_runs_the_demo_from_its_package_data(wheel_env, tmp_path):
+    # No checkout and no examples/ folder here: the demo's data must come from the wheel.
+    result = wheel_env.run("memvet", "demo", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "3 batches to extract" in result.stdout
+    assert "task_state" in result.stdout and "project_fact" in result.stdout
+    assert not (tmp_path / "examples").exists()

@@ -1,6 +1,6 @@
 """The ``memvet`` command line.
 
-Exit codes (CONTRACT.md section 4): 0 nothing rejected, 1 at least one
+Exit codes: 0 nothing rejected, 1 at least one
 reject, 2 usage, context or config error (the message names file and field).
 """
 
@@ -26,7 +26,32 @@ SUBCOMMAND_MODULES = ("memvet.cli_check", "memvet.cli_eval", "memvet.store.cli",
 
 def load_config(args: argparse.Namespace) -> Config:
     path = getattr(args, "config", None)
-    return load_config_file(path) if path else discover_config()
+    config = load_config_file(path) if path else discover_config()
+    return _with_selection(config, args)
+
+
+def add_selection_options(p: argparse.ArgumentParser) -> None:
+    """ruff's rule-selection flags: comma-separated code prefixes, repeatable; they win over the config."""
+    for flag, what in (("--select", "check only these codes/prefixes (replaces the config's select and ignore)"),
+                       ("--ignore", "do not check these codes/prefixes (added to the config's ignore)"),
+                       ("--extend-select", "check these codes/prefixes as well"),
+                       ("--extend-ignore", "like --ignore")):
+        p.add_argument(flag, action="append", metavar="CODES", help=what)
+
+
+def _with_selection(config: Config, args: argparse.Namespace) -> Config:
+    from .registry import default_registry
+    from .selection import apply_selection, check_codes, split_codes
+
+    flags = {name: split_codes(getattr(args, name, None))
+             for name in ("select", "ignore", "extend_select", "extend_ignore")}
+    if not any(v is not None for v in flags.values()):
+        return config
+    known = default_registry().rules
+    for name, entries in flags.items():
+        check_codes(entries or [], known, "--" + name.replace("_", "-"))
+    return apply_selection(config, select=flags["select"], ignore=flags["ignore"] or (),
+                           extend_select=flags["extend_select"] or (), extend_ignore=flags["extend_ignore"] or ())
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:
@@ -35,36 +60,39 @@ def _cmd_rules(args: argparse.Namespace) -> int:
     config = load_config(args)
     engine = Engine(config)
     reg = engine.registry
-    width = max((len(c.name) for c in reg.rules.values()), default=10)
+    rows = []
     for cls in reg.ordered():
         bound = engine._bind(cls)
-        enabled = "on " if config.enabled(cls.code) or getattr(cls, "engine_only", False) else "off"
-        origin = reg.origins[cls.code]
-        print(f"{cls.code:8} {cls.name:{width}}  {bound.action:6} {enabled} {cls.target:7} {origin}")
+        on = config.enabled(cls.code) or getattr(cls, "engine_only", False)
+        rows.append({"code": cls.code, "name": cls.name, "action": bound.action, "enabled": bool(on),
+                     "target": cls.target, "origin": reg.origins[cls.code], "summary": cls.summary()})
+    if args.format == "json":
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+    else:
+        width = max((len(r["name"]) for r in rows), default=10)
+        print(f"{'CODE':8} {'NAME':{width}}  {'ACTION':6} {'ON':3} {'TARGET':7} ORIGIN")
+        for r in rows:
+            print(f"{r['code']:8} {r['name']:{width}}  {r['action']:6} {'on' if r['enabled'] else 'off':3} "
+                  f"{r['target']:7} {r['origin']}")
     for problem in reg.problems:
         print(f"warning: {problem}", file=sys.stderr)
     return EXIT_OK
 
 
 def _cmd_rule(args: argparse.Namespace) -> int:
-    from .registry import default_registry
-    import inspect
+    from .engine import Engine
+    from .rule_docs import rule_text
 
-    reg = default_registry()
-    cls = reg.rules.get(args.code.upper())
+    config = load_config(args)
+    engine = Engine(config)
+    reg = engine.registry
+    wanted = args.code.strip()
+    cls = reg.rules.get(wanted.upper()) or next((c for c in reg.rules.values() if c.name == wanted.lower()), None)
     if cls is None:
-        print(f"memvet: no rule has the code {args.code!r} (see `memvet rules`)", file=sys.stderr)
+        print(f"memvet: no rule has the code or name {args.code!r} (see `memvet rules`)", file=sys.stderr)
         return EXIT_USAGE
-    print(f"{cls.code} {cls.name} (default action: {cls.action}; target: {cls.target}; from {reg.origins[cls.code]})\n")
-    print(inspect.cleandoc(cls.__doc__ or "(no documentation)"))
-    opts = cls.Options.model_fields
-    if opts:
-        print("\nOptions:")
-        for name, field in opts.items():
-            default = field.get_default(call_default_factory=True)
-            print(f"    {name} = {json.dumps(default, ensure_ascii=False)[:200]}")
-            if field.description:
-                print(f"        {field.description}")
+    bound = engine._bind(cls)
+    print(rule_text(cls, reg.origins[cls.code], bound.rule.options, bound.action, config.source))
     return EXIT_OK
 
 
@@ -76,10 +104,13 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable[[argpars
 
     p = sub.add_parser("rules", help="list every loaded rule with code, name, action and origin")
     p.add_argument("--config", help="config file (default: memvet.toml or [tool.memvet] found upward)")
+    p.add_argument("--format", type=str.lower, choices=("text", "json"), default="text")
+    add_selection_options(p)
     runners["rules"] = _cmd_rules
 
-    p = sub.add_parser("rule", help="print the documentation of one rule")
-    p.add_argument("code")
+    p = sub.add_parser("rule", help="print the documentation of one rule, with its options as configured")
+    p.add_argument("code", metavar="CODE|NAME")
+    p.add_argument("--config", help="config file (default: memvet.toml or [tool.memvet] found upward)")
     runners["rule"] = _cmd_rule
 
     import importlib

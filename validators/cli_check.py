@@ -12,7 +12,7 @@ the file is. ``--jobs N`` spreads the lines over N processes in chunks,
 with a bounded number in flight, and prints them in file order. On a
 terminal, stderr shows a progress bar.
 
-Exit codes (CONTRACT.md section 4): 2 when any line or file is a caller
+Exit codes: 2 when any line or file is a caller
 error (named by ``file:line`` and field), else 1 when any answer was
 rejected (0 with ``--exit-zero``), else 0.
 """
@@ -39,10 +39,21 @@ def register(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
     p = sub.add_parser("check", help="validate an LLM answer against its batch context",
                        description="Validate OUTPUT (raw LLM text or JSON) against --context, or every line of a "
                                    "JSONL file of {\"context\": ..., \"output\": ...} objects.")
-    p.add_argument("output", help="the LLM answer (a file; - for stdin), or a .jsonl file of {context, output} lines")
-    p.add_argument("--context", help="the batch context JSON (required unless OUTPUT is JSONL)")
+    p.add_argument("output", nargs="+", metavar="OUTPUT",
+                   help="the LLM answer (a file; - for stdin), or .jsonl files of {context, output} lines; "
+                        "several files are checked in turn (one SARIF log, one --statistics table)")
+    p.add_argument("--context", help="the batch context JSON (required unless OUTPUT is a .jsonl file or -)")
     p.add_argument("--config", help="config file (default: memvet.toml or [tool.memvet] found upward)")
-    p.add_argument("--format", default="text", help="text (default), json, sarif, github, or a plugin's format")
+    p.add_argument("--format", "--output-format", dest="format", type=str.lower, default="text",
+                   help="text (default), json, sarif, github, or a plugin's format (case-insensitive)")
+    p.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    p.add_argument("--statistics", action="store_true",
+                   help="print how often each code occurred (text: a table; json: a list) instead of the findings")
+    p.add_argument("--quiet", "-q", action="count", default=0,
+                   help="only the findings, no summary or progress; -qq prints nothing (the exit code tells)")
+    from .cli import add_selection_options
+
+    add_selection_options(p)
     p.add_argument("--show-unused-ignores", action="store_true", help="report ignore entries that matched nothing (E002)")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     from memvet.store.cli import add_commit_options  # --commit, --store, --stream, --cursor
@@ -80,6 +91,8 @@ def _formatter(name: str) -> Callable[..., str]:
     from .registry import default_registry
 
     formats = default_registry().formats
+    # --format is case-insensitive, also for a plugin's format whose name has capitals.
+    name = next((known for known in formats if known.lower() == name.lower()), name)
     if name not in formats:
         raise MemvetError(f"unknown format {name!r} (known: {', '.join(sorted(formats))})", field="--format")
     return formats[name]
@@ -94,17 +107,79 @@ def _config(args: argparse.Namespace) -> Any:
     return config
 
 
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+
+
 def is_jsonl(args: argparse.Namespace) -> bool:
-    return args.context is None or args.output.endswith(".jsonl")
+    """A ``.jsonl`` file, or stdin without ``--context``: one {context, output} object per line."""
+    return args.output.endswith(JSONL_SUFFIXES) or (args.output == "-" and args.context is None)
+
+
+@dataclass
+class Shared:
+    """What several OUTPUT files share: one SARIF log, one GitHub annotation budget, one statistics table."""
+
+    sarif: Any = None
+    github: Any = None
+    stats: Any = None
 
 
 def run_check(args: argparse.Namespace) -> int:
+    outputs = list(args.output) if isinstance(args.output, list) else [args.output]
+    for path in outputs:
+        args.output = path
+        if args.context is None and not is_jsonl(args):
+            raise MemvetError(f"--context is required to check a single answer ({path}), or give a .jsonl file "
+                              'of {"context": ..., "output": ...} lines', field="--context")
+    if len(outputs) > 1 and getattr(args, "commit", False):
+        raise MemvetError("--commit takes one OUTPUT", field="--commit")
+    if args.output_file:
+        from .cli_output import write_to
+
+        with write_to(args.output_file):
+            return _run_all(args, outputs)
+    return _run_all(args, outputs)
+
+
+def _run_all(args: argparse.Namespace, outputs: list[str]) -> int:
+    if len(outputs) == 1:
+        args.output = outputs[0]
+        return _run_check(args)
+    from .ci_formats import GithubAnnotations, SarifStream
+    from .cli_output import Statistics
+
+    _formatter(args.format)  # an unknown format fails before any file is read
+    shared = Shared(sarif=SarifStream(sys.stdout) if args.format == "sarif" and not args.statistics else None,
+                    github=GithubAnnotations() if args.format == "github" and not args.statistics else None,
+                    stats=Statistics() if args.statistics else None)
+    worst = EXIT_OK
+    for path in outputs:
+        args.output = path
+        try:
+            code = _run_check(args, shared)
+        except MemvetError as exc:  # one unreadable file or bad context: say so, check the others
+            print(f"memvet: error: {exc}", file=sys.stderr)
+            code = EXIT_USAGE
+        worst = max(worst, code)  # 2 (caller error) > 1 (reject) > 0
+    if shared.sarif is not None:
+        shared.sarif.close()
+    if shared.stats is not None and args.quiet < 2:
+        print(shared.stats.render(args.format))
+    if shared.github is not None and not args.quiet:
+        print(shared.github.summary())
+    return worst
+
+
+def _run_check(args: argparse.Namespace, shared: Shared | None = None) -> int:
+    from .cli_output import Statistics, quiet_text
     from .engine import Engine
 
-    config = _config(args)
-    engine = Engine(config)
+    engine = getattr(args, "_engine", None)
+    if engine is None:  # several OUTPUT files share one engine (and one config)
+        engine = args._engine = Engine(_config(args))
     fmt = _formatter(args.format)
-    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and args.format == "text")
+    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and args.format == "text"
+                                       and not args.output_file)
     if getattr(args, "commit", False):  # validate with the store attached, then commit (memvet.store.cli)
         from memvet.store.cli import check_and_commit
 
@@ -113,10 +188,31 @@ def run_check(args: argparse.Namespace) -> int:
         if args.context is not None:
             raise MemvetError("--context does not apply to a JSONL file (each line carries its context)",
                               field="--context")
-        return _check_jsonl(args, engine, fmt, color)
+        return _check_jsonl(args, engine, fmt, color, shared)
     raw = _read(args.output)
     report = engine.validate(raw, args.context)
-    print(fmt(report, source=args.output, color=color))
+    if shared is not None and (shared.sarif or shared.github or shared.stats):
+        if shared.sarif is not None:
+            shared.sarif.add(report, args.output)
+        elif shared.stats is not None:
+            shared.stats.add(report.violations)
+        elif args.quiet < 2:
+            lines = shared.github.render(report.annotate().violations, args.output)
+            if not args.quiet:
+                lines.append(f"memvet: {args.output}: {'ok' if report.ok else 'rejected'}")
+            if lines:
+                print("\n".join(lines))
+        return EXIT_OK if report.ok or args.exit_zero else EXIT_REJECT
+    if args.statistics:
+        stats = Statistics()
+        stats.add(report.violations)
+        text = stats.render(args.format)
+    elif shared is not None and args.format == "json":
+        text = report.to_json(indent=None)  # several files: one compact report per line, as for JSONL
+    else:
+        text = fmt(report, source=args.output, color=color)
+    if args.quiet < 2:
+        print(quiet_text(text, args.format) if args.quiet and not args.statistics else text)
     return EXIT_OK if report.ok or args.exit_zero else EXIT_REJECT
 
 
@@ -169,11 +265,21 @@ def check_line(engine: Any, fmt: Callable[..., str], fmt_name: str, color: bool,
             raise ContextError(exc.detail, file=source, field="/context" + (exc.field or "")) from None
     except MemvetError as exc:
         return LineOutcome(n, ok=False, error=str(exc))
-    if fmt_name == "sarif":
-        return LineOutcome(n, ok=report.ok, violations=report.violations)
+    if fmt_name in VIOLATION_MODES:  # merged across lines in the main process
+        return LineOutcome(n, ok=report.ok, violations=report.annotate().violations)
     if fmt_name == "json":
         return LineOutcome(n, ok=report.ok, text=report.to_json(indent=None))  # one report per line
     return LineOutcome(n, ok=report.ok, text=fmt(report, source=source, color=color))
+
+
+#: What check_line returns the violations for (instead of formatted text):
+#: formats whose output spans every line of the file.
+STATISTICS = "statistics"
+VIOLATION_MODES = ("sarif", "github", STATISTICS)
+
+
+def _mode(args: argparse.Namespace) -> str:
+    return STATISTICS if getattr(args, "statistics", False) else args.format
 
 
 # Worker processes keep one engine each (built once, like the main process).
@@ -183,7 +289,8 @@ _WORKER: dict[str, Any] = {}
 def _init_worker(config: Any, fmt_name: str, color: bool, path: str) -> None:
     from .engine import Engine
 
-    _WORKER.update(engine=Engine(config), fmt=_formatter(fmt_name), fmt_name=fmt_name, color=color, path=path)
+    fmt = _formatter(fmt_name) if fmt_name != STATISTICS else None
+    _WORKER.update(engine=Engine(config), fmt=fmt, fmt_name=fmt_name, color=color, path=path)
 
 
 def _work(chunk: list[tuple[int, bytes]]) -> list[LineOutcome]:
@@ -245,7 +352,7 @@ def _outcomes(args: argparse.Namespace, engine: Any, fmt: Callable[..., str], co
     count = 0
     if jobs <= 1:
         for n, line, done in lines:
-            yield check_line(engine, fmt, args.format, color, path, n, line)
+            yield check_line(engine, fmt, _mode(args), color, path, n, line)
             count += 1
             if progress:
                 progress.update(count, done)
@@ -255,7 +362,7 @@ def _outcomes(args: argparse.Namespace, engine: Any, fmt: Callable[..., str], co
     window = jobs * WINDOW_PER_JOB
     pending: deque[Any] = deque()
     with multiprocessing.get_context().Pool(jobs, initializer=_init_worker,
-                                            initargs=(engine.config, args.format, color, path)) as pool:
+                                            initargs=(engine.config, _mode(args), color, path)) as pool:
         chunk: list[tuple[int, bytes]] = []
         done = 0
 
@@ -279,13 +386,21 @@ def _outcomes(args: argparse.Namespace, engine: Any, fmt: Callable[..., str], co
         yield from drain(0)
 
 
-def _check_jsonl(args: argparse.Namespace, engine: Any, fmt: Callable[..., str], color: bool) -> int:
-    from .ci_formats import SarifStream
+def _check_jsonl(args: argparse.Namespace, engine: Any, fmt: Callable[..., str], color: bool,
+                 shared: Shared | None = None) -> int:
+    from .ci_formats import GithubAnnotations, SarifStream
+    from .cli_output import Statistics, quiet_text
 
     out = sys.stdout
-    progress = _progress_for(args)
+    quiet = getattr(args, "quiet", 0)
+    progress = _progress_for(args) if not quiet else None
     share_terminal = progress is not None and out.isatty()
-    sarif = SarifStream(out) if args.format == "sarif" else None
+    mode = _mode(args)
+    own = shared is None
+    shared = shared or Shared(sarif=SarifStream(out) if mode == "sarif" else None,
+                              github=GithubAnnotations() if mode == "github" else None,
+                              stats=Statistics() if mode == STATISTICS else None)
+    sarif, github, stats = shared.sarif, shared.github, shared.stats
     total = rejected = errors = 0
     try:
         for outcome in _outcomes(args, engine, fmt, color, progress):
@@ -298,10 +413,18 @@ def _check_jsonl(args: argparse.Namespace, engine: Any, fmt: Callable[..., str],
                 print(f"memvet: error: {outcome.error}", file=sys.stderr)
                 continue
             rejected += not outcome.ok
+            source = f"{args.output}:{outcome.line}"
             if sarif is not None:
-                sarif.add(_Violations(outcome.violations or []), f"{args.output}:{outcome.line}")
+                sarif.add(_Violations(outcome.violations or []), source)
+            elif stats is not None:
+                stats.add(outcome.violations or [])
+            elif quiet >= 2:
+                continue
+            elif github is not None:
+                for text in github.render(outcome.violations or [], source):
+                    out.write(text + "\n")
             else:
-                out.write(outcome.text + "\n")
+                out.write((quiet_text(outcome.text, args.format) if quiet else outcome.text) + "\n")
             out.flush()  # stream: each answer's report is out before the next line is read
     finally:
         if progress:
@@ -310,12 +433,25 @@ def _check_jsonl(args: argparse.Namespace, engine: Any, fmt: Callable[..., str],
     summary = {"answers": total, "ok": ok, "rejected": rejected, "errors": errors}
     line = f"{args.output}: {total} answers, {ok} ok, {rejected} rejected" + (f", {errors} errors" if errors else "")
     if sarif is not None:
-        sarif.close()
-        print(line, file=sys.stderr)  # stdout must stay one SARIF document
+        if own:
+            sarif.close()
+        if not quiet:
+            print(line, file=sys.stderr)  # stdout must stay one SARIF document
+    elif stats is not None:
+        if own and quiet < 2:
+            print(stats.render(args.format))
+        if not quiet and args.format != "json":
+            print(line, file=sys.stdout if own else sys.stderr)
+    elif quiet:
+        pass
     elif args.format == "json":
         print(json.dumps({"summary": summary}))
-    elif args.format in ("text", "github"):
-        print(line if args.format == "text" else f"memvet: {line}")
+    elif github is not None:
+        if own:
+            print(github.summary())
+        print(f"memvet: {line}")
+    elif args.format == "text":
+        print(line)
     else:
         print(line, file=sys.stderr)
     if errors:

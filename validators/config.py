@@ -42,7 +42,7 @@ class _Strict(BaseModel):
 
 
 class RoutingConfig(_Strict):
-    """How kept memories map to write-layer kinds and namespaces (seed 004)."""
+    """How kept memories map to write-layer kinds and namespaces."""
 
     repo: str = "default"
     kinds: dict[str, str] = Field(default_factory=lambda: {

@@ -1,4 +1,4 @@
-"""The batch context: what the extractor was shown (CONTRACT.md section 1).
+"""The batch context: what the extractor was shown (docs/formats.md).
 
 :func:`load_context` accepts a dict, a :class:`BatchContext`, a JSON string
 or a path, validates it once and builds the indices every rule needs, so a

@@ -26,6 +26,7 @@ from . import pointer as jp
 from .config import Config, resolve_config
 from .context import Batch, Message, load_context
 from .errors import ConfigError
+from .locations import annotator
 from .parse import ParseResult, parse_output
 from .registry import Registry, default_registry
 from .report import Report, Violation
@@ -155,6 +156,12 @@ class RuleContext:
             yield i, j, self.output[i]["memories"][j]
 
 
+# Why a finding whose action is ``fix`` carries no RFC 6902 patch (parse-stage
+# rules say it in their own message: they change the raw text, not the JSON).
+NO_PATCH_HELD = " (no patch: a reject holds this memory back, so there is no record to patch)"
+NO_PATCH_NONE = " (no patch: the rule has no automatic fix for this; nothing was changed)"
+
+
 @dataclass
 class _Run:
     """Mutable state of one validate() call."""
@@ -165,6 +172,7 @@ class _Run:
     removed_scenes: set[int] = field(default_factory=set)
     copied: set[Any] = field(default_factory=set)
     used_ignores: set[str] = field(default_factory=set)
+    raw: Any = None  # the answer as given (text, bytes or a parsed value)
 
 
 class Engine:
@@ -245,10 +253,11 @@ class Engine:
                  "fixed": sum(1 for v in run.violations if v.action == "fix"),
                  "rejected": sum(1 for v in run.violations if v.action == "reject")}
         return Report(ok=False, violations=run.violations, records=[], dropped=[], output=None, stats=stats,
-                      secrets=dict(run.ctx.secrets))
+                      secrets=dict(run.ctx.secrets), annotator=annotator(run.raw, run.ctx.parse))
 
     def _validate(self, run: _Run, output: Any) -> Report:
         ctx = run.ctx
+        run.raw = output  # for the violations' line and column (memvet.locations), resolved lazily
         parsed = parse_output(output)
         ctx.parse = parsed
         self._run_target(run, "parse", parsed, "")
@@ -418,7 +427,10 @@ class Engine:
                 except Exception as exc:
                     self._crash(run, bound, path, exc)
                     return
-        run.violations.append(Violation(bound.code, bound.name, action, path, finding.message, bound.origin, fix))
+        message = finding.message
+        if action == "fix" and fix is None and target != "parse":  # a fix says why it carries no patch
+            message += NO_PATCH_HELD if finding.fix else NO_PATCH_NONE
+        run.violations.append(Violation(bound.code, bound.name, action, path, message, bound.origin, fix))
         if action == "reject":
             run.rejected.add(base if target == "record" else path)
         elif action == "drop":
@@ -576,7 +588,8 @@ class Engine:
             "rejected": sum(1 for v in run.violations if v.action == "reject"),
         }
         return Report(ok=ok, violations=run.violations, records=records, dropped=dropped, output=output,
-                      stats=stats, original=value, record_paths=paths, secrets=dict(ctx.secrets))
+                      stats=stats, original=value, record_paths=paths, secrets=dict(ctx.secrets),
+                      annotator=annotator(run.raw, ctx.parse) if run.violations else None)
 
     def _final_output(self, run: _Run, value: Any) -> Any:
         if not isinstance(value, list):

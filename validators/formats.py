@@ -62,17 +62,26 @@ def _scrub_value(value: Any, secrets: dict[str, str]) -> Any:
     return value
 
 
+def _has_line(source: str) -> bool:
+    """``answers.jsonl:12`` already names a line (a JSONL answer): no second one is added."""
+    head, _, tail = source.rpartition(":")
+    return bool(head) and tail.isdigit()
+
+
 def format_text(report: Report, *, source: str = "<output>", color: bool = False) -> str:
     """One line per violation (``source:pointer: CODE action message``), its value, its fix, a verdict."""
     def paint(text: str, code: str) -> str:
         return f"{code}{text}{_RESET}" if color else text
 
     lines = []
+    report.annotate()
     for v in report.violations:
         where = paint(v.path or "/", _POINTER)
-        lines.append(f"{source}:{where}: {paint(v.code, _BOLD)} {paint(v.action, _COLORS.get(v.action, ''))} "
+        # file:line:col: as compilers and linters print it, when the answer text has lines of its own
+        at = f"{source}:{v.line}:{v.column}" if v.line is not None and not _has_line(source) else source
+        lines.append(f"{at}: {where}: {paint(v.code, _BOLD)} {paint(v.action, _COLORS.get(v.action, ''))} "
                      f"{v.message}")
-        value = shown_value(report, v.path)
+        value = v.value if v.value is not None else shown_value(report, v.path)
         if value is not None:
             lines.append(paint(f"    value: {value}", _DIM))
         if v.fix:
@@ -86,7 +95,7 @@ def format_text(report: Report, *, source: str = "<output>", color: bool = False
 
 
 def format_json(report: Report, *, source: str = "<output>", color: bool = False) -> str:
-    """Exactly CONTRACT.md section 3 (``Report.to_json``): byte-identical for identical input."""
+    """The report as JSON (``Report.to_json``, fields in docs/formats.md): byte-identical for identical input."""
     return report.to_json()
 
 

@@ -1,4 +1,4 @@
-"""Typed pydantic models of the extraction output (CONTRACT.md section 2).
+"""Typed pydantic models of the extraction output (docs/formats.md).
 
 They mirror ``schemas/extraction-output.schema.json`` exactly -- a property
 test proves both accept the same documents -- so the contract stage can try

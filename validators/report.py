@@ -1,4 +1,4 @@
-"""The report ``validate()`` returns (CONTRACT.md section 3).
+"""The report ``validate()`` returns (fields: docs/formats.md).
 
 ``to_dict()`` / ``to_json()`` give exactly the contract's shape; the same
 input and config give byte-identical JSON.
@@ -22,9 +22,15 @@ class Violation:
     message: str
     rule: str
     fix: list[dict[str, Any]] | None = None
+    #: Where ``path`` sits in the raw answer text (1-based; None when the answer was not text).
+    line: int | None = None
+    column: int | None = None
+    #: The offending value as the text format shows it (redacted, shortened); None when absent.
+    value: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"code": self.code, "name": self.name, "action": self.action, "path": self.path,
+                "line": self.line, "column": self.column, "value": self.value,
                 "message": self.message, "rule": self.rule, "fix": self.fix}
 
 
@@ -43,8 +49,18 @@ class Report:
     #: Text privacy rules redacted -> its placeholder, so that formatters that show
     #: offending values from ``original`` never echo a secret; not serialised.
     secrets: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    #: Fills the violations' line, column and value on first use (memvet.locations); not serialised.
+    annotator: Any = field(default=None, repr=False, compare=False)
+
+    def annotate(self) -> "Report":
+        """Give every violation its line, column and shown value (once, when first needed)."""
+        if self.annotator is not None:
+            annotator, self.annotator = self.annotator, None
+            annotator(self)
+        return self
 
     def to_dict(self) -> dict[str, Any]:
+        self.annotate()
         return {
             "ok": self.ok,
             "violations": [v.to_dict() for v in self.violations],

@@ -1,4 +1,4 @@
-"""Route a kept memory to its write-layer kind, namespace and lifetime (seed 004).
+"""Route a kept memory to its write-layer kind, namespace and lifetime.
 
 Project facts, task state and code preferences are written at different
 times, into different namespaces, with different lifetimes; the W rules

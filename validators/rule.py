@@ -1,6 +1,6 @@
 """What a rule is: a small class that asks one question of one target.
 
-A rule names its ``code`` and ``name`` (stable, see RULES.md), the ``target``
+A rule names its ``code`` and ``name`` (stable, see ``memvet rules``), the ``target``
 it looks at, its default ``action`` and a pydantic ``Options`` model for its
 config. ``check(target, ctx)`` yields :class:`Finding` objects whose paths
 are relative to the target; the engine makes them absolute, attaches code,

@@ -22,7 +22,7 @@ Format (one file per rule or family)::
         fixed: [...]              # report.output after fixes (optional)
         expect: [{code: L003, path: /0/new_scene_name}]
 
-Context shortcuts (or give ``context:`` in full, CONTRACT.md section 1):
+Context shortcuts (or give ``context:`` in full, see docs/formats.md):
 ``messages`` / ``background``: ``"role: text"`` strings, ids ``m1, m2 ...``
 in order over both lists (background first), one session ``case``, one
 minute apart (a line may override them: ``"user [session=s2, id=m1,

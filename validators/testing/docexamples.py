@@ -42,7 +42,7 @@ _NEXT_SECTION = re.compile(r"^[A-Z][A-Za-z ?]+:\s*$", re.MULTILINE)
 _ROLE = re.compile(r"^(background )?(user|assistant|tool|system)(\s*\[[^\]]*\])?:\s?(.*)$")
 _POOL = re.compile(r"^pool:\s*(.+)$")
 # ``config: {json}`` (rule config for the blocks that follow) and
-# ``existing: {json}`` (one stored memory, CONTRACT section 1) lines.
+# ``existing: {json}`` (one stored memory, the context's ``existing``) lines.
 _EXTRA = re.compile(r"^(config|existing):\s*(\{.*\})\s*$")
 
 

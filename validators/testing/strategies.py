@@ -15,7 +15,7 @@ For plugin authors and memvet's own property tests::
         report = memvet.validate(m.output, m.context)
         assert {(v.code, v.path) for v in report.violations if v.action == "reject"} >= set(m.expected)
 
-What the generated batches contain (CONTRACT.md section 1), on purpose:
+What the generated batches contain (docs/formats.md), on purpose:
 
 * Chinese or English conversations (one dominant language per batch);
 * one to three sessions whose message ids OVERLAP -- ``m4`` may name a
@@ -36,7 +36,7 @@ sources' event times. Such an answer must not trip any S, I or T reject.
 
 A :class:`Mutation` breaks exactly one thing and says which violations
 (code, JSON Pointer) memvet must report for it -- see :data:`MUTATIONS`.
-The expected pointers follow RULES.md.
+The expected pointers follow the rules' documentation (docs/rules/).
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ _TEXT = {
     },
 }
 
-#: Event times a pipeline really sends that mean "unknown" (CONTRACT.md section 1).
+#: Event times a pipeline really sends that mean "unknown" (docs/formats.md).
 INVALID_TIMESTAMPS = (None, 0, 1_795_831_200, "2026-11-28", 1.7958312e12 + 0.5, True, -1)
 
 
@@ -133,7 +133,7 @@ def _message(draw: Any, mid: str, session: str, lang: str, k: int, role: str | N
 @st.composite
 def batch_contexts(draw: Any, *, min_sessions: int = 1, max_sessions: int = 3, min_background: int = 0,
                    min_pool: int = 0, language: str | None = None) -> dict[str, Any]:
-    """A valid batch context (CONTRACT.md section 1) as a dict."""
+    """A valid batch context (docs/formats.md) as a dict."""
     lang = language or draw(st.sampled_from(("zh", "en")))
     n_sessions = draw(st.integers(min_sessions, max(min_sessions, max_sessions)))
     sessions = draw(st.lists(st.from_regex(r"s-[0-9a-f]{3,6}", fullmatch=True), min_size=n_sessions,
@@ -281,7 +281,7 @@ def _scene(draw: Any, facts: Facts) -> dict[str, Any]:
 
 @st.composite
 def outputs_for(draw: Any, context: dict[str, Any], *, min_scenes: int = 0, max_scenes: int = 3) -> list[Any]:
-    """A valid extraction answer (CONTRACT.md section 2) for ``context``."""
+    """A valid extraction answer (docs/formats.md) for ``context``."""
     facts = Facts.of(context)
     return [_scene(draw, facts) for _ in range(draw(st.integers(min_scenes, max(min_scenes, max_scenes))))]
 
@@ -448,7 +448,7 @@ def _half_new_scene(draw, facts, out):
     return facts.context, [("S007", jp.join(i, missing))]
 
 
-#: kind -> (what the base pair needs, the mutation). Expected codes and pointers per RULES.md.
+#: kind -> (what the base pair needs, the mutation). Expected codes and pointers per docs/rules/.
 MUTATIONS: dict[str, tuple[dict[str, int], Callable[..., Any]]] = {
     "invented_scene_id": ({"min_pool": 1}, _invented_scene_id),            # I001 at /N/scene_id
     "scene_id_with_empty_pool": ({}, _scene_id_with_empty_pool),            # I001 at /N/scene_id
