@@ -24,6 +24,7 @@ from pydantic import ValidationError
 
 from . import pointer as jp
 from .config import Config, resolve_config
+from .depth import MAX_ANSWER_DEPTH, pruned, too_deep
 from .context import Batch, Message, load_context
 from .errors import ConfigError
 from .parse import ParseResult, parse_output
@@ -165,6 +166,7 @@ class _Run:
     removed_scenes: set[int] = field(default_factory=set)
     copied: set[Any] = field(default_factory=set)
     used_ignores: set[str] = field(default_factory=set)
+    too_deep: bool = False  # the answer nests deeper than MAX_ANSWER_DEPTH somewhere
 
 
 class Engine:
@@ -269,6 +271,12 @@ class Engine:
                 schema_paths = [p for p, _ in schema_errors(value)]
             except Exception:
                 schema_paths = [""]
+        if schema_paths:
+            # A value nested too deeply (S004, or under another schema error)
+            # keeps its whole scene from the rules: scene rules walk every memory.
+            deep = list(too_deep(value, MAX_ANSWER_DEPTH))
+            run.too_deep = bool(deep)
+            schema_paths = schema_paths + deep
         ctx.output = list(value)  # shallow: scenes are copied on first write
         self._mark_valid(ctx, value, schema_paths)
         valid_memories = set(ctx.valid_memories)
@@ -305,7 +313,9 @@ class Engine:
                 bad_scenes.update(range(len(value)))
                 continue
             i = int(tokens[0])
-            if len(tokens) >= 3 and tokens[1] == "memories" and tokens[2].isdigit():
+            if len(tokens) >= MAX_ANSWER_DEPTH:
+                bad_scenes.add(i)  # nested too deeply: scene rules walk every memory of the scene
+            elif len(tokens) >= 3 and tokens[1] == "memories" and tokens[2].isdigit():
                 bad_memories.add((i, int(tokens[2])))
             else:
                 bad_scenes.add(i)
@@ -562,6 +572,10 @@ class Engine:
         if ctx.secrets:
             _scrub(run.violations, ctx.secrets)
         output = self._final_output(run, value)
+        if run.too_deep:
+            # Nested too deeply (S004 at that pointer): the report carries the
+            # answer cut at the bound, so every formatter can still write it.
+            output, value = pruned(output, MAX_ANSWER_DEPTH), pruned(value, MAX_ANSWER_DEPTH)
         memories = sum(len(s.get("memories") or []) for s in value if isinstance(s, dict)
                        and isinstance(s.get("memories"), list)) if isinstance(value, list) else 0
         ok = not any(v.action == "reject" for v in run.violations)
