@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from . import textcheck
 from .depth import MAX_CONTEXT_DEPTH, too_deep
 from .errors import ContextError
 
@@ -251,6 +252,10 @@ def load_context(context: Any, *, source: str | None = None) -> Batch:
             raise ContextError("context is nested too deeply to be read as JSON", file=source) from None
     if not isinstance(context, dict):
         raise ContextError(f"context must be a JSON object, got {type(context).__name__}", file=source)
+    bad = textcheck.first_surrogate(context)
+    if bad is not None:  # no formatter, message or store could write it
+        raise ContextError("text is not valid Unicode (a lone surrogate or a byte that is not UTF-8)",
+                           file=source, field=bad or "/")
     try:
         model = BatchContext.model_validate(context)
     except ValidationError as exc:

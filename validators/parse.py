@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import pointer as jp
+from . import textcheck
 
 _NUMBER_START = set("-0123456789")
 _STRUCTURAL = set(",:[]{}\"")
@@ -64,6 +65,8 @@ class ParseResult:
     #: Work done, in characters and pointer tokens visited (scanner steps plus
     #: characters handed to the JSON decoder): tests show linearity with it.
     steps: int = 0
+    #: ``(pointer, what)`` for each string whose invalid text was replaced (S011).
+    invalid_text: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _valid_scalar(token: str) -> bool:
@@ -256,9 +259,26 @@ def _find_prose_array(text: str) -> str | None:
 def parse_output(raw: Any) -> ParseResult:
     """Turn whatever the LLM returned into a JSON value; report how."""
     work = [0]
+    from_bytes = isinstance(raw, (bytes, bytearray))
+    if from_bytes:
+        # A byte that is not UTF-8 becomes a lone surrogate, found and reported as S011 at its pointer.
+        raw = bytes(raw).decode("utf-8", errors="surrogateescape")
     result = _parse_output(raw, work)
     result.steps = work[0]
+    if result.ok:
+        _replace_invalid_text(result, raw, from_bytes)
     return result
+
+
+def _replace_invalid_text(result: ParseResult, raw: Any, from_bytes: bool) -> None:
+    """S011: lone surrogates, NUL, control characters and non-UTF-8 bytes become U+FFFD."""
+    owned = isinstance(raw, str)  # parsed here: fixed in place; else the caller's value, copied on write
+    if owned and not textcheck.may_hold_invalid(raw):
+        return  # the common case: one C-speed scan of the raw text proves it clean
+    result.value, result.invalid_text = textcheck.replace_invalid(result.value, owned=owned, from_bytes=from_bytes)
+    if result.invalid_text:
+        for repair in result.repairs:
+            repair.path = textcheck.clean_pointer(repair.path)
 
 
 def _counted(decode: Any, text: str, work: list[int]) -> Any:
@@ -267,8 +287,6 @@ def _counted(decode: Any, text: str, work: list[int]) -> Any:
 
 
 def _parse_output(raw: Any, work: list[int]) -> ParseResult:
-    if isinstance(raw, (bytes, bytearray)):
-        raw = bytes(raw).decode("utf-8", errors="replace")
     if not isinstance(raw, str):
         return ParseResult(value=raw, ok=True)
     text = raw.strip().lstrip("\ufeff")
