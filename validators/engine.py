@@ -23,7 +23,9 @@ from typing import Any, Callable, Iterable
 from pydantic import ValidationError
 
 from . import pointer as jp
-from .config import Config, resolve_config
+from .config import DEFAULT as DEFAULT_CONFIG, Config, discover_config, resolve_config
+from .config_check import (broken_plugin_violations, check_config_codes, check_plugins, did_you_mean,
+                           table_prefix)
 from .depth import MAX_ANSWER_DEPTH, pruned, too_deep
 from .context import Batch, Message, load_context
 from .errors import ConfigError
@@ -199,13 +201,8 @@ class Engine:
 
     # --- setup ---------------------------------------------------------------
     def _check_config_codes(self) -> None:
-        known = set(self.registry.rules)
-        src = self.config.source
-        for section in ("actions", "rules"):
-            for code in getattr(self.config, section):
-                if code not in known:
-                    raise ConfigError(f"no loaded rule has the code {code!r}", file=src,
-                                      field=f"tool.memvet.{section}.{code}")
+        check_config_codes(self.config, self.registry.rules)
+        check_plugins(self.config, self.registry)
 
     def _bind(self, cls: type[Rule]) -> _Bound:
         raw = self.config.rules.get(cls.code, {})
@@ -213,10 +210,13 @@ class Engine:
             options = cls.Options.model_validate(raw)
         except ValidationError as exc:
             err = exc.errors()[0]
-            msg = "unknown option" if err["type"] == "extra_forbidden" else err["msg"]
             loc = ".".join(str(p) for p in err["loc"])
+            msg = err["msg"]
+            if err["type"] == "extra_forbidden":
+                msg = "unknown option" + did_you_mean(loc, cls.Options.model_fields, codes=False) + (
+                    f" (options: {', '.join(cls.Options.model_fields)})" if cls.Options.model_fields else " (none)")
             raise ConfigError(msg, file=self.config.source,
-                              field=f"tool.memvet.rules.{cls.code}" + (f".{loc}" if loc else "")) from None
+                              field=f"{table_prefix(self.config.source)}rules.{cls.code}" + (f".{loc}" if loc else "")) from None
         configured = cls.code in self.config.actions
         action = self.config.actions.get(cls.code, cls.action)
         types = getattr(cls, "types", None)
@@ -242,6 +242,7 @@ class Engine:
             E001, e.name if e else "rule-crashed", "reject", "",
             f"the engine failed on this answer ({type(exc).__name__}: {detail}); nothing of it may be committed",
             "memvet.engine", None))
+        run.violations.extend(broken_plugin_violations(self.registry, e.name if e else "rule-crashed"))
         _scrub(run.violations, run.ctx.secrets)
         stats = {"scenes": 0, "memories": 0, "records": 0, "dropped": 0,
                  "fixed": sum(1 for v in run.violations if v.action == "fix"),
@@ -569,6 +570,9 @@ class Engine:
                     run.violations.append(Violation(
                         E002, e.name if e else "unused-suppression", e.action if e else "warn", "",
                         f"ignore entry {prefix!r} matched nothing in this run", e.origin if e else "memvet", None))
+        if self.registry.problems:  # only with allow_broken_plugins = true: say what did not run
+            e = self.engine_rules.get(E001)
+            run.violations.extend(broken_plugin_violations(self.registry, e.name if e else "rule-crashed"))
         if ctx.secrets:
             _scrub(run.violations, ctx.secrets)
         output = self._final_output(run, value)
@@ -703,10 +707,11 @@ _engines: dict[int, Engine] = {}
 
 
 def engine_for(config: Any) -> Engine:
-    """An Engine for ``config`` (None, Config, dict or path), reused per Config object."""
-    if config is None:
+    """An Engine for ``config`` (None: discovered from the working directory, like the CLI;
+    a Config, dict or path), reused per Config object."""
+    cfg = discover_config() if config is None else resolve_config(config)
+    if cfg is DEFAULT_CONFIG:
         return _default_engine()
-    cfg = resolve_config(config)
     key = id(cfg)
     eng = _engines.get(key)
     if eng is None or eng.config is not cfg:
@@ -723,8 +728,12 @@ def validate(output: Any, context: Any, *, config: Any = None, store: Any = None
     ``output``: raw text, bytes or an already parsed value -- never raises
     for it. ``context``: a dict, :class:`~memvet.context.BatchContext`, JSON
     text or a path -- raises :class:`~memvet.ContextError` when malformed.
-    ``config``: None (defaults), a :class:`~memvet.Config`, a dict shaped
-    like ``[tool.memvet]`` or a path -- raises :class:`~memvet.ConfigError`.
+    ``config``: None -- the ``memvet.toml`` or ``[tool.memvet]`` found upward
+    from the working directory, exactly as ``memvet check`` finds it (the
+    defaults when there is none); a :class:`~memvet.Config`; a dict shaped
+    like ``[tool.memvet]`` (``{}``: the defaults, whatever the directory); or
+    a path -- raises :class:`~memvet.ConfigError` (also for a plugin that
+    failed to load, unless ``allow_broken_plugins = true``).
     ``store``: an attached memory store, for the conflict check (W007).
     """
     return engine_for(config).validate(output, context, store=store)
