@@ -39,7 +39,7 @@ CONFIG_FILES = ("memvet.toml", "pyproject.toml")
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)  # TOML is typed: "yes" is no bool
 
 
 class RoutingConfig(_Strict):

@@ -29,6 +29,7 @@ from .config_check import (broken_plugin_violations, check_config_codes, check_p
 from .depth import MAX_ANSWER_DEPTH, pruned, too_deep
 from .context import Batch, Message, load_context
 from .errors import ConfigError
+from .options import expand_extends
 from .parse import ParseResult, parse_output
 from .registry import Registry, default_registry
 from .report import Report, Violation
@@ -205,7 +206,8 @@ class Engine:
         check_plugins(self.config, self.registry)
 
     def _bind(self, cls: type[Rule]) -> _Bound:
-        raw = self.config.rules.get(cls.code, {})
+        raw = expand_extends(cls.Options, self.config.rules.get(cls.code, {}), file=self.config.source,
+                             field=f"{table_prefix(self.config.source)}rules.{cls.code}")
         try:
             options = cls.Options.model_validate(raw)
         except ValidationError as exc:
