@@ -164,6 +164,7 @@ def test_deep_nesting_anywhere_is_a_violation_not_a_crash(depth, kind, position)
     check_everywhere(text.encode("utf-8"), expect_s011=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["content", "memories", "bare-words"])
 def test_huge_inputs_go_through_every_format(kind):
     if kind == "content":  # one memory of a million characters
