@@ -179,3 +179,18 @@ def test_a_plugin_that_fails_to_load_stops_check_and_validate(ghost_plugin, tmp_
     report = json.loads(capsys.readouterr().out)
     assert any(v["code"] == "E001" and "ghost" in v["message"] for v in report["violations"])
     assert any(v.code == "E001" and "ghost" in v.message for v in memvet.validate(OUTPUT, CONTEXT).violations)
+
+
+def test_memvet_rules_still_lists_the_rules_and_names_the_broken_plugin(ghost_plugin, tmp_path, monkeypatch,
+                                                                       capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["rules"]) == 0
+    captured = capsys.readouterr()
+    assert "I001" in captured.out and "ghost" in captured.err
+
+
+def test_a_jsonl_line_nested_too_deeply_is_a_caller_error(tmp_path, capsys):
+    path = tmp_path / "answers.jsonl"
+    path.write_text('{"context": {}, "output": ' + "[" * 100_000 + "]" * 100_000 + "}\n", "utf-8")
+    assert main(["check", str(path)]) == 2
+    assert f"{path}:1" in capsys.readouterr().err

@@ -32,7 +32,8 @@ def load_config(args: argparse.Namespace) -> Config:
 def _cmd_rules(args: argparse.Namespace) -> int:
     from .engine import Engine
 
-    config = load_config(args)
+    # Listing the rules must work with a broken plugin installed: it is where the problem is shown.
+    config = load_config(args).model_copy(update={"allow_broken_plugins": True})
     engine = Engine(config)
     reg = engine.registry
     width = max((len(c.name) for c in reg.rules.values()), default=10)
