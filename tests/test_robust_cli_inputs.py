@@ -21,6 +21,8 @@ from hypothesis import given, settings, strategies as st
 
 import memvet
 from memvet.cli import main
+from memvet.testing.hostile import deep_json, huge_text, invalid_text
+from memvet.textcheck import INVALID
 
 CONTEXT = {"messages": [
     {"id": "m1", "sessionKey": "s-1", "role": "user", "content": "网关默认超时为 30 秒，由 config/gateway.yaml 配置。",
@@ -33,9 +35,8 @@ SCENE = {"new_scene_name": "demo｜网关超时", "new_scene_reason": "池中没
 FORMATS = ("text", "json", "sarif", "github")
 POSITIONS = ("content", "metadata-key", "metadata-value", "scene-name", "scene-reason", "source-id", "message-id")
 
-# Characters no encoder or store takes as they are, and some that are fine.
-HOSTILE = st.sampled_from(["\ud800", "\udfff", "\udc80", "\x00", "\x01", "\x1b", "\x7f", "\x85", "\ufffd", "é", "\t"])
-hostile_text = st.lists(st.one_of(HOSTILE, st.text(max_size=3)), min_size=1, max_size=6).map("".join)
+# Invalid characters (or none) among ordinary and look-alike ones.
+hostile_text = st.one_of(invalid_text(), invalid_text(min_invalid=0))
 
 
 def planted(position: str, text: str) -> list[dict]:
@@ -119,7 +120,10 @@ def test_invalid_text_at_any_position_is_written_by_every_format_and_the_store(p
     answer = planted(position, text)
     # As JSON escapes (\ud800, \u0000) or, where the JSON allows it, as raw characters.
     raw = json.dumps(answer, ensure_ascii=ascii_escapes).encode("utf-8", "surrogatepass")
-    invalid = any(c in text for c in "\ud800\udfff\udc80\x00\x01\x1b\x7f\x85")
+    # As escapes, a high and a low surrogate side by side are one valid character (json decodes the
+    # pair); written raw, each surrogate is bytes that are not UTF-8.
+    decoded = json.loads(json.dumps(text)) if ascii_escapes else text
+    invalid = INVALID.search(decoded) is not None
     check_everywhere(raw, expect_s011=invalid)
 
 
@@ -141,17 +145,10 @@ def _is_utf8(data: bytes) -> bool:
     return True
 
 
-def _deep_json(depth: int, kind: str) -> str:
-    if kind == "list":
-        return "[" * depth + '"x"' + "]" * depth
-    return '{"a": ' * depth + '"x"' + "}" * depth
-
-
 @settings(max_examples=12)
-@given(depth=st.sampled_from([1, 20, 40, 500, 990, 3_000, 60_000]), kind=st.sampled_from(["list", "object"]),
+@given(deep=deep_json((1, 20, 40, 500, 990, 3_000, 60_000)),
        position=st.sampled_from(("metadata-value", "content", "memory-key", "answer")))
-def test_deep_nesting_anywhere_is_a_violation_not_a_crash(depth, kind, position):
-    deep = _deep_json(depth, kind)
+def test_deep_nesting_anywhere_is_a_violation_not_a_crash(deep, position):
     text = json.dumps([SCENE], ensure_ascii=False)
     if position == "metadata-value":
         text = text.replace('{"work_object": "网关"}', '{"work_object": "网关", "trace": ' + deep + "}")
@@ -161,6 +158,12 @@ def test_deep_nesting_anywhere_is_a_violation_not_a_crash(depth, kind, position)
         text = text.replace('"type": "work_fact"', '"type": "work_fact", "trace": ' + deep)
     else:
         text = "[" + text + "," + deep + "]"
+    check_everywhere(text.encode("utf-8"), expect_s011=False)
+
+
+@settings(max_examples=3)
+@given(text=huge_text(units=("超时", "[x,", "依据：因为 because "), sizes=(200_000,)))
+def test_huge_raw_answers_are_violations_not_crashes(text):
     check_everywhere(text.encode("utf-8"), expect_s011=False)
 
 
