@@ -227,12 +227,25 @@ class SourceText:
     there needs no stem).
     """
 
-    __slots__ = ("_stems", "_words", "text")
+    __slots__ = ("_lone", "_stems", "_words", "text")
 
     def __init__(self, text: str):
         self.text = normalize(text)
         self._stems: frozenset[str] | None = None
         self._words: frozenset[str] | None = None
+        self._lone: frozenset[str] | None = None
+
+    @property
+    def lone(self) -> frozenset[str]:
+        """The CJK characters that stand alone somewhere in the text (no CJK neighbour).
+
+        One pass, on first use: asking :func:`_has_lone_char` per claim
+        rescanned every occurrence of a character that is never alone, once
+        per sentence of a long memory (quadratic).
+        """
+        if self._lone is None:
+            self._lone = frozenset(_LONE_CJK.findall(self.text))
+        return self._lone
 
     @property
     def words(self) -> frozenset[str]:
@@ -246,6 +259,14 @@ class SourceText:
         if self._stems is None:
             self._stems = _stems_of(_term_words(self.words))
         return self._stems
+
+
+_LONE_CJK = re.compile("(?<![\u3400-\u9fff\uf900-\ufaff])[\u3400-\u9fff\uf900-\ufaff](?![\u3400-\u9fff\uf900-\ufaff])")
+
+
+def _lone_in(sources: list[SourceText]) -> frozenset[str]:
+    """The lone CJK characters of the sources joined by line breaks (a break is no CJK neighbour)."""
+    return sources[0].lone if len(sources) == 1 else frozenset().union(*[source.lone for source in sources])
 
 
 def _has_lone_char(text: str, char: str) -> bool:
@@ -331,7 +352,8 @@ def support_in(claim: str, sources: list[SourceText], *, ignore: re.Pattern[str]
         return None
     found = sum(map(joined.__contains__, bigrams))
     if singles:
-        found += sum(1 for c in singles if _has_lone_char(joined, c))
+        lone = _lone_in(sources)
+        found += sum(1 for c in singles if c in lone)
     if stems:
         found += len(stems & _evidence_stems(sources))
     term_ratio = found / total
@@ -360,7 +382,7 @@ def _all_found(runs: list[str], words: set[str], joined: str, sources: list[Sour
                 return False
             has_term = True
         elif run not in _CJK_FUNCTION_CHARS:
-            if not _has_lone_char(joined, run):  # a lone character is a term of its own
+            if run not in _lone_in(sources):  # a lone character is a term of its own
                 return False
             has_term = True
     if words:

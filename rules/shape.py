@@ -1,6 +1,6 @@
 """S -- shape: does the answer parse, and does it follow the contract?
 
-The parse-stage rules (S001, S002, S003, S004, S010) look at the
+The parse-stage rules (S001, S002, S003, S004, S010, S011) look at the
 :class:`~memvet.parse.ParseResult`; the scene rules look at one scene. The
 scene rules run on every scene and are fine on almost all of them, so their
 ``check()`` returns ``()`` or a list instead of creating a generator.
@@ -372,6 +372,42 @@ class JsonRepaired(Rule):
             for repair in result.repairs:
                 yield Finding(f"{repair.detail} ({repair.kind}; no patch: the raw text was repaired before it parsed)",
                               path=repair.path)
+
+
+class InvalidText(Rule):
+    """Text that is not valid Unicode, or not printable as such.
+
+    What it does:
+        Finds lone surrogates (``\\ud800`` in JSON), NUL and other control
+        characters (all but tab, newline and carriage return) and bytes that
+        are not UTF-8, in every key and value at any depth. Each is replaced
+        with U+FFFD before any other rule runs, and reported at the pointer
+        of its string. Fix: safe.
+
+    Why is this bad?
+        Such text cannot be encoded: printing the report, writing SARIF or a
+        GitHub annotation, or committing the record to the store would fail
+        on it, or store a string that other tools cut at the NUL.
+
+    Example:
+        ```text
+        [{"new_scene_name": "auth-service｜登录", "new_scene_reason": "池中没有登录议题", "message_ids": ["m1"], "memories": [{"content": "登录接口超时\\u0000\\ud800", "type": "work_fact", "priority": 80, "source_message_ids": ["m1"]}]}]
+        ```
+
+    Use instead:
+        ```text
+        [{"new_scene_name": "auth-service｜登录", "new_scene_reason": "池中没有登录议题", "message_ids": ["m1"], "memories": [{"content": "登录接口超时", "type": "work_fact", "priority": 80, "source_message_ids": ["m1"]}]}]
+        ```
+    """
+
+    code = "S011"
+    name = "invalid-text"
+    target = "parse"
+    action = "fix"
+
+    def check(self, result: ParseResult, ctx: Any) -> Iterator[Finding]:
+        for pointer, what in result.invalid_text:
+            yield Finding(f"replaced {what} with U+FFFD", path=pointer)
 
 
 def _json_type(value: Any) -> str:

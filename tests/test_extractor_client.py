@@ -99,11 +99,29 @@ def test_rate_limit_then_success_is_retried():
     assert result.attempts[0].retries == 1
 
 
-def test_server_errors_back_off_then_succeed():
-    started = time.monotonic()
+def _record_sleeps(monkeypatch) -> list[float]:
+    """The backoff delays the client asks for (it still sleeps them: the server sees real retries)."""
+    slept: list[float] = []
+    real = time.sleep
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        real(seconds)
+
+    monkeypatch.setattr("memvet.extractor.client.time.sleep", sleep)
+    return slept
+
+
+def test_server_errors_back_off_then_succeed(monkeypatch):
+    slept = _record_sleeps(monkeypatch)
     result, requests = run([Reply(status=503), Reply(status=500), Reply(dumps(GOOD_ANSWER))])
     assert result.ok and len(requests) == 3 and result.attempts[0].retries == 2
-    assert time.monotonic() - started < 2
+    # Two waits, exponential with jitter: min(backoff x 2^attempt, max_backoff), at most 25 % less
+    # (the loopback settings: backoff 0.01 s, max_backoff 0.05 s).
+    assert len(slept) == 2
+    for attempt, delay in enumerate(slept):
+        base = min(0.01 * 2 ** attempt, 0.05)
+        assert 0.75 * base <= delay <= base
 
 
 def test_retries_are_bounded():
@@ -114,18 +132,20 @@ def test_retries_are_bounded():
         assert len(server.requests) == 3
 
 
-def test_server_that_never_answers_times_out_with_a_clear_error():
+def test_server_that_never_answers_times_out_with_a_clear_error(monkeypatch):
+    slept = _record_sleeps(monkeypatch)
     with LoopbackServer([Reply("[]", delay=30)] * 3) as server:
         url = server.url
         client = client_for(server, timeout=0.3, retries=1)
-        started = time.monotonic()
+        assert client.client.timeout == 0.3  # the HTTP client waits 0.3 s per try, not the 30 s of the server
         with pytest.raises(EndpointError) as info:
             extract(CONTEXT, client, config=LOOP_CONFIG)
-        elapsed = time.monotonic() - started
+        tries = len(server.requests)
     message = str(info.value)
+    # Only a timeout makes this message, and after two tries the client stopped (one backoff between).
     assert f"no answer from {url} within 0.3 s (after 2 tries)" in message
     assert "--timeout" in message
-    assert elapsed < 3
+    assert tries == 2 and len(slept) == 1
 
 
 def test_refused_credentials_are_not_retried():

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ from memvet.config import config_from_dict
 from memvet.engine import Engine
 from memvet.rules._langdetect import LangCounts, measure, strip_code
 from memvet.rules.language import ContextDependent, SceneNameActivity, split_scene_name
+from workcount import work
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 TRANSCRIPTS = sorted((SHARED / "corpus" / "transcripts").glob("*/batch-*.json"))
@@ -130,7 +130,8 @@ CHUNKS = {
 CODES = ["L001", "L002", "L003", "L004", "L005", "L006", "P001", "P002", "P003"]
 
 
-def _timed_run(engine: Engine, chunk: str, size: int) -> float:
+def _counted_run(engine: Engine, chunk: str, size: int) -> int:
+    """Python lines and calls of one validate() (tests/workcount.py), after a warm-up."""
     text = (chunk * (size // len(chunk) + 1))[:size]
     context = {"messages": [{"id": "m1", "sessionKey": "s", "role": "user", "content": text},
                             {"id": "m2", "sessionKey": "s", "role": "tool", "content": text}],
@@ -138,22 +139,18 @@ def _timed_run(engine: Engine, chunk: str, size: int) -> float:
     output = [{"new_scene_name": "demo｜" + text, "new_scene_reason": text, "message_ids": ["m1", "m2"],
                "memories": [{"content": text, "type": "work_method", "priority": 80,
                              "source_message_ids": ["m1", "m2"], "metadata": {"scope": "self"}}]}]
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        engine.validate(output, context)
-        best = min(best, time.perf_counter() - start)
-    return best
+    engine.validate(output, context)
+    events, _ = work(engine.validate, output, context)
+    return events
 
 
 @pytest.mark.parametrize("chunk", list(CHUNKS), ids=list(CHUNKS))
 def test_language_and_privacy_rules_stay_linear(chunk: str):
     engine = _engine(*CODES)
-    small = _timed_run(engine, CHUNKS[chunk], 50_000)
-    large = _timed_run(engine, CHUNKS[chunk], 100_000)
-    # Linear work doubles; quadratic work would quadruple. Generous margin for noisy CI.
-    assert large < 3.2 * small + 0.05, f"50 KB: {small:.3f}s, 100 KB: {large:.3f}s"
-    assert large < 5.0
+    small = _counted_run(engine, CHUNKS[chunk], 50_000)
+    large = _counted_run(engine, CHUNKS[chunk], 100_000)
+    # Linear work doubles; quadratic work would quadruple. Counted, not timed: no margin for noise needed.
+    assert large <= 2.5 * small + 1_000, f"50 KB: {small} events, 100 KB: {large}"
 
 
 # --- the fast paths keep the measure's meaning -----------------------------------------

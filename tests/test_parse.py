@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -101,24 +100,47 @@ def test_deeply_nested_text_is_an_s001_not_a_crash():
     assert not report.ok and report.codes()[0] in ("S001", "S004")
 
 
-@pytest.mark.parametrize("make", [
-    lambda n: "[" + ",".join(['{"content": "x\u0001y", "priority": high,}'] * n) + ",]",
-    lambda n: "```json\n" + "[" * n,
-    lambda n: "prose " * n + "[",
-    lambda n: '"' * n,
-    lambda n: "[" + ",".join(["[]"] * n) + ",,,",
-])
-def test_parse_time_is_linear(make):
-    # 16x the input must not take much more than 16x the time (a quadratic
-    # pass would take 256x). CPU time, best of three: robust on a busy CI box.
-    def timed(n):
+LINEAR_FAMILIES = {
+    "repairs-in-a-wide-array": lambda n: "[" + ",".join(['{"content": "x\u0001y", "priority": high,}'] * n) + ",]",
+    "unclosed-fence": lambda n: "```json\n" + "[" * n,
+    "prose-without-json": lambda n: "prose " * n + "[",
+    "quotes": lambda n: '"' * n,
+    "trailing-commas": lambda n: "[" + ",".join(["[]"] * n) + ",,,",
+    # One bare word per nesting level: each repair needs the pointer of its
+    # level, which used to be rebuilt from the whole stack (quadratic).
+    "bare-word-per-level": lambda n: "[x," * n + "]" * n,
+    "bare-key-per-level": lambda n: "[" + "{a:" * n + "}" * n + "]",
+    "bare-words-500-deep": lambda n: "[" * 500 + "x," * n + "]" * 500,
+}
+
+# Work per character of input: scanner steps, pointer tokens and decoder
+# passes (ParseResult.steps). A quadratic pass exceeds any such bound.
+STEPS_PER_CHAR = 6
+
+
+@pytest.mark.parametrize("name", sorted(LINEAR_FAMILIES))
+def test_parse_work_is_linear(name):
+    make = LINEAR_FAMILIES[name]
+    sizes = (500, 2_000, 8_000)
+    steps = []
+    for n in sizes:
         text = make(n)
-        best = float("inf")
-        for _ in range(3):
-            start = time.process_time()
-            parse_output(text)
-            best = min(best, time.process_time() - start)
-        return best
-    small, large = timed(500), timed(8_000)
-    assert large < 3.0
-    assert large < max(small, 5e-3) * 64
+        result = parse_output(text)
+        assert result.steps <= STEPS_PER_CHAR * len(text) + 100, (n, result.steps, len(text))
+        steps.append(result.steps)
+    # 16x the input, at most ~16x the work (a quadratic pass would do 256x).
+    assert steps[-1] <= 17 * max(steps[0], 1)
+
+
+def test_repair_pointers_stay_right_with_the_cached_prefixes():
+    result = parse_output('[{"a": [1, x, {"b~/c": y}], "d": z,}]')
+    assert [(r.kind, r.path) for r in result.repairs] == [
+        ("bare-word", "/0/a/1"), ("bare-word", "/0/a/2/b~0~1c"), ("bare-word", "/0/d"), ("trailing-comma", "/0")]
+    assert result.value == [{"a": [1, "x", {"b~/c": "y"}], "d": "z"}]
+
+
+def test_nesting_beyond_the_repair_bound_is_s001_not_a_crash():
+    result = parse_output("[x," * 600 + "]" * 600)
+    assert not result.ok and "nested more than" in result.error
+    shallow = parse_output("[x," * 300 + "]" * 300)
+    assert shallow.ok and sum(r.kind == "bare-word" for r in shallow.repairs) == 300

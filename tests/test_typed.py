@@ -4,7 +4,6 @@ across the family -- what the case files cannot say."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ import pytest
 from memvet.config import config_from_dict
 from memvet.engine import Engine
 from memvet.rules.typed import ENUMS, VOCABULARY, is_iso_time, parse_time
+from workcount import work
 
 TS = 1_795_831_200_000  # 2026-11-28T02:00:00Z
 ONLY_T = Engine(config_from_dict({"select": ["T"]}))
@@ -144,6 +144,8 @@ def test_vocabulary_and_enums_match_the_contract():
 # --- cheap enough for every memory ---------------------------------------------------
 
 def test_identity_and_typed_rules_are_cheap():
+    """The I and T rules cost a bounded amount of work per memory (lines and calls counted, not timed):
+    400 memories at most ~10x the work of 40, and a fixed budget per memory."""
     engine = Engine(config_from_dict({"select": ["I", "T"]}))
     ctx = {"messages": [{"id": f"m{n}", "sessionKey": "s1", "role": "user", "content": "x",
                          "timestamp": TS + n * 60_000, "recordedAt": TS + 3_600_000} for n in range(1, 41)],
@@ -152,15 +154,18 @@ def test_identity_and_typed_rules_are_cheap():
                  "priority": 80, "source_message_ids": [f"m{k % 40 + 1}", f"m{(k + 1) % 40 + 1}"],
                  "metadata": {"activity_start_time": "2026-11-28T02:30:00Z"} if k % 4 == 0 else {}}
                 for k in range(400)]
-    out = [{"scene_id": f"sc{i:04d}", "message_ids": [f"m{n}" for n in range(1, 41)],
-            "memories": memories[i * 40:(i + 1) * 40]} for i in range(10)]
-    engine.validate(out, ctx)  # warm up
-    start = time.perf_counter()
-    report = engine.validate(out, ctx)
-    elapsed = time.perf_counter() - start
+
+    def answer(n_scenes):
+        return [{"scene_id": f"sc{i:04d}", "message_ids": [f"m{n}" for n in range(1, 41)],
+                 "memories": memories[i * 40:(i + 1) * 40]} for i in range(n_scenes)]
+
+    engine.validate(answer(10), ctx)  # warm up
+    small, _ = work(engine.validate, answer(1), ctx)
+    large, report = work(engine.validate, answer(10), ctx)
     assert report.stats["memories"] == 400
-    # The whole pipeline (parse, schema, routing) is in this figure; the bound is loose on purpose.
-    assert elapsed < 1.0, f"{400 / elapsed:.0f} memories/s"
+    assert large <= 12 * small, (small, large)
+    # The whole pipeline (parse, schema, routing) is in this figure; the budget is loose on purpose.
+    assert large / 400 < 1_500, f"{large / 400:.0f} events per memory"  # ~640 measured
 
 
 def test_a_time_is_parsed_once_per_call_and_never_remembered_across_calls(monkeypatch):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import memvet
@@ -14,6 +13,7 @@ from memvet.engine import Engine
 from memvet.rules import lexicon
 from memvet.rules.write import Prefilter, ProposalOptions, TemporaryOptions
 from memvet.store import open_store
+from workcount import work
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "dev" / "memories.jsonl"
 W_LABELLED = ("W003", "W005", "W006", "W008")
@@ -162,20 +162,21 @@ def test_dev_corpus_w_codes():
 
 
 def test_write_rules_are_cheap():
-    """All W rules on 3,000 records (a third with temporary markers in their sources) well under a second."""
+    """All W rules on 3,000 records (a third with temporary markers in their sources): the work per record
+    is bounded (lines and calls counted, not timed), 10x the records at most ~10x the work."""
     lines = [f"user: 先把服务{n}的超时改成 {n} 秒，明天回滚" if n % 3 == 0 else f"user: 服务{n}的默认超时是 {n} 秒"
              for n in range(300)]
     c = ctx(*lines)
-    scenes = [{"scene_id": "sc0003", "message_ids": [f"m{k + 1}" for k in range(300)], "memories": [
+    scene = {"scene_id": "sc0003", "message_ids": [f"m{k + 1}" for k in range(300)], "memories": [
         {"content": f"服务{k}的默认超时为 {k} 秒。", "type": "work_fact", "priority": 80,
-         "source_message_ids": [f"m{k + 1}"]} for k in range(300)]}] * 10
+         "source_message_ids": [f"m{k + 1}"]} for k in range(300)]}
     engine = Engine(W_ONLY)
-    engine.validate(scenes[:1], c)
-    start = time.perf_counter()
-    r = engine.validate(scenes, c)
-    elapsed = time.perf_counter() - start
+    engine.validate([scene], c)
+    small, _ = work(engine.validate, [scene], c)
+    large, r = work(engine.validate, [scene] * 10, c)
     assert len(r.records) == 3000 and sum(v.code == "W005" for v in r.violations) == 1000
-    assert elapsed < 1.5, f"W rules took {elapsed:.2f}s for 3,000 records"
+    assert large <= 12 * small, (small, large)
+    assert large / 3000 < 1_500, f"{large / 3000:.0f} events per record"  # ~630 measured
 
 
 # --- the prefilters in front of W005 / W008 -----------------------------------------

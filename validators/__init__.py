@@ -10,7 +10,7 @@ from __future__ import annotations
 from .config import Config, discover_config, load_config_file
 from .context import BatchContext, Message, load_context
 from .engine import Engine, RuleContext, validate
-from .errors import ConfigError, ContextError, MemvetError
+from .errors import ConfigError, ContextError, MemvetError, PluginError
 from .hookspecs import hookimpl
 from .report import Report, Violation
 from .rule import Finding, Rule, RuleOptions
@@ -20,5 +20,5 @@ __version__ = "0.1.0"
 __all__ = [
     "validate", "Engine", "Report", "Violation", "Rule", "RuleOptions", "Finding", "RuleContext",
     "Config", "load_config_file", "discover_config", "BatchContext", "Message", "load_context",
-    "ContextError", "ConfigError", "MemvetError", "hookimpl", "__version__",
+    "ContextError", "ConfigError", "MemvetError", "PluginError", "hookimpl", "__version__",
 ]

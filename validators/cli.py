@@ -57,7 +57,8 @@ def _with_selection(config: Config, args: argparse.Namespace) -> Config:
 def _cmd_rules(args: argparse.Namespace) -> int:
     from .engine import Engine
 
-    config = load_config(args)
+    # Listing the rules must work with a broken plugin installed: it is where the problem is shown.
+    config = load_config(args).model_copy(update={"allow_broken_plugins": True})
     engine = Engine(config)
     reg = engine.registry
     rows = []

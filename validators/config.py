@@ -25,6 +25,7 @@ Example::
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,7 @@ CONFIG_FILES = ("memvet.toml", "pyproject.toml")
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)  # TOML is typed: "yes" is no bool
 
 
 class RoutingConfig(_Strict):
@@ -102,6 +103,9 @@ class Config(_Strict):
     min_priority: int = Field(default=70, ge=0, le=100)
     fail_closed: bool = True
     show_unused_ignores: bool = False
+    #: Run even when a plugin failed to load or a rule was refused (each report then
+    #: says which with an E001 warning); by default that is an error (exit 2).
+    allow_broken_plugins: bool = False
     rules: dict[str, dict[str, Any]] = Field(default_factory=dict)
     routing: RoutingConfig = Field(default_factory=RoutingConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
@@ -138,18 +142,52 @@ def config_from_dict(data: dict[str, Any], *, source: str | None = None, prefix:
         raise ConfigError(msg, file=source, field=_field((prefix, *err["loc"]))) from None
 
 
-def load_config_file(path: str | Path) -> Config:
-    path = Path(path)
+_TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    """The TOML table of ``path``; a ConfigError naming ``file:line:column`` when it is not TOML."""
     try:
-        data = tomllib.loads(path.read_text("utf-8"))
+        raw = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"cannot read config: {exc.strerror or exc}", file=str(path)) from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"not valid TOML: {exc}", file=str(path)) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ConfigError("not valid TOML: the file is not UTF-8", file=f"{path}:{line}:{column}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        m = _TOML_POSITION.search(message)
+        where = f"{path}:{m.group(1)}:{m.group(2)}" if m else str(path)
+        raise ConfigError(f"not valid TOML: {_TOML_POSITION.sub('', message)}", file=where) from None
+
+
+def load_config_file(path: str | Path) -> Config:
+    path = Path(path)
+    data = _read_toml(path)
     if path.name == "pyproject.toml":
         table = data.get("tool", {}).get("memvet", {})
         return config_from_dict(table, source=str(path))
     return config_from_dict(data, source=str(path), prefix="")
+
+
+def _has_memvet_table(pyproject: Path) -> bool:
+    # A pyproject.toml that is not TOML is an error, not skipped: it may hold
+    # the [tool.memvet] table the user meant (ruff does the same).
+    stat = pyproject.stat()
+    key = (str(pyproject), stat.st_mtime_ns, stat.st_size)
+    found = _pyprojects.get(key)
+    if found is None:
+        tool = _read_toml(pyproject).get("tool", {})
+        found = _pyprojects[key] = isinstance(tool, dict) and "memvet" in tool
+    return found
+
+
+_pyprojects: dict[tuple[str, int, int], bool] = {}
 
 
 def find_config(start: str | Path | None = None) -> Path | None:
@@ -161,11 +199,8 @@ def find_config(start: str | Path | None = None) -> Path | None:
                 continue
             if name == "memvet.toml":
                 return candidate
-            try:
-                if "memvet" in tomllib.loads(candidate.read_text("utf-8")).get("tool", {}):
-                    return candidate
-            except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-                continue
+            if _has_memvet_table(candidate):
+                return candidate
     return None
 
 
@@ -181,8 +216,28 @@ def resolve_config(config: Config | dict[str, Any] | str | Path | None) -> Confi
 
 
 def discover_config(start: str | Path | None = None) -> Config:
+    """The config found upward from ``start`` (the working directory), or the defaults.
+
+    The same discovery for the CLI and for ``validate(config=None)``, so both
+    give the same verdict in the same directory. A file is read again only
+    when it changed (same path, size and modification time: the same Config
+    object, so engines built for it are reused).
+    """
     path = find_config(start)
-    return load_config_file(path) if path else DEFAULT
+    if path is None:
+        return DEFAULT
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    config = _loaded.get(key)
+    if config is None:
+        config = load_config_file(path)
+        if len(_loaded) > 32:
+            _loaded.clear()
+        _loaded[key] = config
+    return config
+
+
+_loaded: dict[tuple[str, int, int], Config] = {}
 
 
 DEFAULT = Config()

@@ -18,6 +18,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from . import textcheck
+from .depth import MAX_CONTEXT_DEPTH, too_deep
 from .errors import ContextError
 
 Role = Literal["user", "assistant", "tool", "system"]
@@ -246,8 +248,14 @@ def load_context(context: Any, *, source: str | None = None) -> Batch:
             context = json.loads(context)
         except (ValueError, UnicodeDecodeError) as exc:
             raise ContextError(f"context is not valid JSON: {exc}", file=source) from None
+        except RecursionError:
+            raise ContextError("context is nested too deeply to be read as JSON", file=source) from None
     if not isinstance(context, dict):
         raise ContextError(f"context must be a JSON object, got {type(context).__name__}", file=source)
+    bad = textcheck.first_surrogate(context)
+    if bad is not None:  # no formatter, message or store could write it
+        raise ContextError("text is not valid Unicode (a lone surrogate or a byte that is not UTF-8)",
+                           file=source, field=bad or "/")
     try:
         model = BatchContext.model_validate(context)
     except ValidationError as exc:
@@ -256,4 +264,18 @@ def load_context(context: Any, *, source: str | None = None) -> Batch:
         if err["type"] == "extra_forbidden":
             msg = "unknown key (allowed: messages, background, scenePool, knownProjects, existing)"
         raise ContextError(msg, file=source, field=_field_of(err) or "/") from None
+    _check_extra_depth(model, source)
     return Batch(model, source=source)
+
+
+def _check_extra_depth(model: BatchContext, source: str | None) -> None:
+    """Extra fields of messages and existing memories are kept unchecked, so
+    only their depth is bounded: nothing later may recurse into them and fail."""
+    for section in ("messages", "background", "existing"):
+        for index, item in enumerate(getattr(model, section)):
+            for key, value in (item.model_extra or {}).items():
+                if isinstance(value, (dict, list)):
+                    deep = next(too_deep(value, MAX_CONTEXT_DEPTH, (section, index, key)), None)
+                    if deep is not None:
+                        raise ContextError(f"nested more than {MAX_CONTEXT_DEPTH} levels deep",
+                                           file=source, field=deep)

@@ -13,6 +13,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Iterator
 
 from . import pointer as jp
+from .depth import MAX_ANSWER_DEPTH, pruned, too_deep
 from .models import accepts
 from memvet.schemas import OUTPUT, load
 
@@ -48,10 +49,38 @@ def schema_errors(value: Any) -> list[tuple[str, str]]:
         return [("", "the output is nested too deeply to check against the contract")]
 
 
+def _deep_metadata(value: list[Any]) -> list[str]:
+    """Pointers of foreign metadata values nested too deeply (the only place the
+    typed models let arbitrary structure through)."""
+    found: list[str] = []
+    for i, scene in enumerate(value):
+        for j, memory in enumerate(scene["memories"]):
+            metadata = memory.get("metadata")
+            if not metadata:
+                continue
+            for key, item in metadata.items():
+                if isinstance(item, (dict, list)):
+                    found.extend(too_deep(item, MAX_ANSWER_DEPTH, (i, "memories", j, "metadata", key)))
+    return found
+
+
+def _within(pointer: str, ancestor: str) -> bool:
+    return pointer == ancestor or pointer.startswith(ancestor + "/") or ancestor == ""
+
+
+def _too_deep_message() -> str:
+    return f"nested more than {MAX_ANSWER_DEPTH} levels deep (the contract's values are strings and id lists)"
+
+
 def _schema_errors(value: Any) -> list[tuple[str, str]]:
     if accepts(value):
-        return []
-    found: list[tuple[str, str]] = []
+        return [(p, _too_deep_message()) for p in _deep_metadata(value)]
+    deep = list(too_deep(value, MAX_ANSWER_DEPTH))
+    if deep:
+        # The schema sees a copy cut at the bound (its messages repr the
+        # instance, which a value thousands deep cannot survive).
+        value = pruned(value, MAX_ANSWER_DEPTH)
+    found: list[tuple[str, str]] = [(p, _too_deep_message()) for p in deep]
     for error in validator().iter_errors(value):
         for leaf in _leaves(error):
             base = list(leaf.absolute_path)
@@ -67,6 +96,14 @@ def _schema_errors(value: Any) -> list[tuple[str, str]]:
                                       f"unknown property {prop!r} (allowed: {', '.join(sorted(allowed))})"))
             else:
                 found.append((jp.from_path(base), _short(leaf)))
+    if deep:
+        # One fault, one violation: the schema's words on the cut-off
+        # placeholders are dropped, and so is a depth error under a value the
+        # schema already faults (an unknown property, a content that is no string).
+        faulted = [f[0] for f in found if f[1] != _too_deep_message()
+                   and not any(_within(f[0], p) for p in deep)]
+        found = [f for f in found if (f[0] in faulted and f[1] != _too_deep_message())
+                 or (f[1] == _too_deep_message() and not any(_within(f[0], q) for q in faulted))]
     seen: set[tuple[str, str]] = set()
     unique = [f for f in found if not (f in seen or seen.add(f))]
     return sorted(unique, key=lambda f: _order_key(f[0]))

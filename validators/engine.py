@@ -23,10 +23,14 @@ from typing import Any, Callable, Iterable
 from pydantic import ValidationError
 
 from . import pointer as jp
-from .config import Config, resolve_config
+from .config import DEFAULT as DEFAULT_CONFIG, Config, discover_config, resolve_config
+from .config_check import (broken_plugin_violations, check_config_codes, check_plugins, did_you_mean,
+                           table_prefix)
+from .depth import MAX_ANSWER_DEPTH, pruned, too_deep
 from .context import Batch, Message, load_context
 from .errors import ConfigError
 from .locations import annotator
+from .options import expand_extends
 from .parse import ParseResult, parse_output
 from .registry import Registry, default_registry
 from .report import Report, Violation
@@ -173,6 +177,7 @@ class _Run:
     copied: set[Any] = field(default_factory=set)
     used_ignores: set[str] = field(default_factory=set)
     raw: Any = None  # the answer as given (text, bytes or a parsed value)
+    too_deep: bool = False  # the answer nests deeper than MAX_ANSWER_DEPTH somewhere
 
 
 class Engine:
@@ -205,24 +210,23 @@ class Engine:
 
     # --- setup ---------------------------------------------------------------
     def _check_config_codes(self) -> None:
-        known = set(self.registry.rules)
-        src = self.config.source
-        for section in ("actions", "rules"):
-            for code in getattr(self.config, section):
-                if code not in known:
-                    raise ConfigError(f"no loaded rule has the code {code!r}", file=src,
-                                      field=f"tool.memvet.{section}.{code}")
+        check_config_codes(self.config, self.registry.rules)
+        check_plugins(self.config, self.registry)
 
     def _bind(self, cls: type[Rule]) -> _Bound:
-        raw = self.config.rules.get(cls.code, {})
+        raw = expand_extends(cls.Options, self.config.rules.get(cls.code, {}), file=self.config.source,
+                             field=f"{table_prefix(self.config.source)}rules.{cls.code}")
         try:
             options = cls.Options.model_validate(raw)
         except ValidationError as exc:
             err = exc.errors()[0]
-            msg = "unknown option" if err["type"] == "extra_forbidden" else err["msg"]
             loc = ".".join(str(p) for p in err["loc"])
+            msg = err["msg"]
+            if err["type"] == "extra_forbidden":
+                msg = "unknown option" + did_you_mean(loc, cls.Options.model_fields, codes=False) + (
+                    f" (options: {', '.join(cls.Options.model_fields)})" if cls.Options.model_fields else " (none)")
             raise ConfigError(msg, file=self.config.source,
-                              field=f"tool.memvet.rules.{cls.code}" + (f".{loc}" if loc else "")) from None
+                              field=f"{table_prefix(self.config.source)}rules.{cls.code}" + (f".{loc}" if loc else "")) from None
         configured = cls.code in self.config.actions
         action = self.config.actions.get(cls.code, cls.action)
         types = getattr(cls, "types", None)
@@ -248,6 +252,7 @@ class Engine:
             E001, e.name if e else "rule-crashed", "reject", "",
             f"the engine failed on this answer ({type(exc).__name__}: {detail}); nothing of it may be committed",
             "memvet.engine", None))
+        run.violations.extend(broken_plugin_violations(self.registry, e.name if e else "rule-crashed"))
         _scrub(run.violations, run.ctx.secrets)
         stats = {"scenes": 0, "memories": 0, "records": 0, "dropped": 0,
                  "fixed": sum(1 for v in run.violations if v.action == "fix"),
@@ -278,6 +283,12 @@ class Engine:
                 schema_paths = [p for p, _ in schema_errors(value)]
             except Exception:
                 schema_paths = [""]
+        if schema_paths:
+            # A value nested too deeply (S004, or under another schema error)
+            # keeps its whole scene from the rules: scene rules walk every memory.
+            deep = list(too_deep(value, MAX_ANSWER_DEPTH))
+            run.too_deep = bool(deep)
+            schema_paths = schema_paths + deep
         ctx.output = list(value)  # shallow: scenes are copied on first write
         self._mark_valid(ctx, value, schema_paths)
         valid_memories = set(ctx.valid_memories)
@@ -314,7 +325,9 @@ class Engine:
                 bad_scenes.update(range(len(value)))
                 continue
             i = int(tokens[0])
-            if len(tokens) >= 3 and tokens[1] == "memories" and tokens[2].isdigit():
+            if len(tokens) >= MAX_ANSWER_DEPTH:
+                bad_scenes.add(i)  # nested too deeply: scene rules walk every memory of the scene
+            elif len(tokens) >= 3 and tokens[1] == "memories" and tokens[2].isdigit():
                 bad_memories.add((i, int(tokens[2])))
             else:
                 bad_scenes.add(i)
@@ -571,9 +584,16 @@ class Engine:
                     run.violations.append(Violation(
                         E002, e.name if e else "unused-suppression", e.action if e else "warn", "",
                         f"ignore entry {prefix!r} matched nothing in this run", e.origin if e else "memvet", None))
+        if self.registry.problems:  # only with allow_broken_plugins = true: say what did not run
+            e = self.engine_rules.get(E001)
+            run.violations.extend(broken_plugin_violations(self.registry, e.name if e else "rule-crashed"))
         if ctx.secrets:
             _scrub(run.violations, ctx.secrets)
         output = self._final_output(run, value)
+        if run.too_deep:
+            # Nested too deeply (S004 at that pointer): the report carries the
+            # answer cut at the bound, so every formatter can still write it.
+            output, value = pruned(output, MAX_ANSWER_DEPTH), pruned(value, MAX_ANSWER_DEPTH)
         memories = sum(len(s.get("memories") or []) for s in value if isinstance(s, dict)
                        and isinstance(s.get("memories"), list)) if isinstance(value, list) else 0
         ok = not any(v.action == "reject" for v in run.violations)
@@ -702,10 +722,11 @@ _engines: dict[int, Engine] = {}
 
 
 def engine_for(config: Any) -> Engine:
-    """An Engine for ``config`` (None, Config, dict or path), reused per Config object."""
-    if config is None:
+    """An Engine for ``config`` (None: discovered from the working directory, like the CLI;
+    a Config, dict or path), reused per Config object."""
+    cfg = discover_config() if config is None else resolve_config(config)
+    if cfg is DEFAULT_CONFIG:
         return _default_engine()
-    cfg = resolve_config(config)
     key = id(cfg)
     eng = _engines.get(key)
     if eng is None or eng.config is not cfg:
@@ -722,8 +743,12 @@ def validate(output: Any, context: Any, *, config: Any = None, store: Any = None
     ``output``: raw text, bytes or an already parsed value -- never raises
     for it. ``context``: a dict, :class:`~memvet.context.BatchContext`, JSON
     text or a path -- raises :class:`~memvet.ContextError` when malformed.
-    ``config``: None (defaults), a :class:`~memvet.Config`, a dict shaped
-    like ``[tool.memvet]`` or a path -- raises :class:`~memvet.ConfigError`.
+    ``config``: None -- the ``memvet.toml`` or ``[tool.memvet]`` found upward
+    from the working directory, exactly as ``memvet check`` finds it (the
+    defaults when there is none); a :class:`~memvet.Config`; a dict shaped
+    like ``[tool.memvet]`` (``{}``: the defaults, whatever the directory); or
+    a path -- raises :class:`~memvet.ConfigError` (also for a plugin that
+    failed to load, unless ``allow_broken_plugins = true``).
     ``store``: an attached memory store, for the conflict check (W007).
     """
     return engine_for(config).validate(output, context, store=store)

@@ -24,3 +24,7 @@ class ContextError(MemvetError, ValueError):
 
 class ConfigError(MemvetError, ValueError):
     """The configuration is malformed (unknown key, bad option, unknown code...)."""
+
+
+class PluginError(ConfigError):
+    """A plugin failed to load, or one of its rules or formats was refused."""

@@ -33,6 +33,8 @@ def decode_object(path: str, n: int, line: bytes, *, what: str = "a JSON object"
         item = json.loads(line)
     except ValueError as exc:  # includes invalid UTF-8
         raise ContextError(f"line is not JSON: {exc}", file=f"{path}:{n}") from None
+    except RecursionError:  # thousands of brackets deep: a clear error, not a traceback
+        raise ContextError("line is nested too deeply to be read as JSON", file=f"{path}:{n}") from None
     if not isinstance(item, dict):
         raise ContextError(f"each line must be {what}", file=f"{path}:{n}")
     return item

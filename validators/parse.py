@@ -21,11 +21,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import pointer as jp
+from . import textcheck
 
 _NUMBER_START = set("-0123456789")
 _STRUCTURAL = set(",:[]{}\"")
 _WS = set(" \t\r\n")
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
+#: Deeper than this, the repairer gives up (S001): Python's JSON decoder could
+#: not read the repaired text anyway, and a bound keeps every pointer short.
+MAX_REPAIR_DEPTH = 512
 
 
 def _reject_constant(name: str) -> Any:
@@ -58,6 +62,11 @@ class ParseResult:
     unwrapped: str | None = None          # "fence" | "prose" when S002 applies
     repairs: list[Repair] = field(default_factory=list)
     error: str | None = None              # S001 message when not ok
+    #: Work done, in characters and pointer tokens visited (scanner steps plus
+    #: characters handed to the JSON decoder): tests show linearity with it.
+    steps: int = 0
+    #: ``(pointer, what)`` for each string whose invalid text was replaced (S011).
+    invalid_text: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _valid_scalar(token: str) -> bool:
@@ -80,14 +89,33 @@ class _Repairer:
         self.repairs: list[Repair] = []
         # Frames: ["a", index] for arrays, ["o", key, expecting_key] for objects.
         self.stack: list[list[Any]] = []
+        # The pointer of each open container, built once when it opens: a
+        # pointer is then one concatenation, not a walk over the whole stack
+        # (which made one repair per nesting level quadratic).
+        self.prefixes: list[str] = []
         self.unclosed_string = False
+        self.too_deep = False
+        self.steps = 0
 
     def pointer(self) -> str:
-        return jp.from_path(f[1] for f in self.stack if f[1] is not None)
+        self.steps += 1
+        if not self.stack:
+            return ""
+        token = self.stack[-1][1]
+        return self.prefixes[-1] if token is None else self.prefixes[-1] + "/" + jp.escape(token)
 
     def container_pointer(self) -> str:
         """Pointer of the innermost open array or object (where a trailing comma sits)."""
-        return jp.from_path(f[1] for f in self.stack[:-1] if f[1] is not None)
+        self.steps += 1
+        return self.prefixes[-1] if self.stack else ""
+
+    def _open(self, frame: list[Any]) -> bool:
+        if len(self.stack) >= MAX_REPAIR_DEPTH:
+            self.too_deep = True
+            return False
+        self.prefixes.append(self.pointer())
+        self.stack.append(frame)
+        return True
 
     def _in_key_position(self) -> bool:
         return bool(self.stack) and self.stack[-1][0] == "o" and self.stack[-1][2]
@@ -96,6 +124,7 @@ class _Repairer:
         text, n, i = self.text, len(self.text), 0
         out = self.out
         while i < n:
+            self.steps += 1
             c = text[i]
             if c == '"':
                 i = self._string(i)
@@ -105,14 +134,17 @@ class _Repairer:
                 i += 1
                 continue
             if c == "[":
-                self.stack.append(["a", 0])
+                if not self._open(["a", 0]):
+                    break
                 out.append(c)
             elif c == "{":
-                self.stack.append(["o", None, True])
+                if not self._open(["o", None, True]):
+                    break
                 out.append(c)
             elif c in "]}":
                 if self.stack:
                     self.stack.pop()
+                    self.prefixes.pop()
                 out.append(c)
             elif c == ":":
                 if self.stack and self.stack[-1][0] == "o":
@@ -122,6 +154,7 @@ class _Repairer:
                 j = i + 1
                 while j < n and text[j] in _WS:
                     j += 1
+                self.steps += j - i
                 if j < n and text[j] in "]}":
                     self.repairs.append(Repair("trailing-comma", self.container_pointer(), "removed a trailing comma"))
                     i += 1
@@ -162,6 +195,7 @@ class _Repairer:
             i += 1
         else:
             self.unclosed_string = True
+        self.steps += i - start
         literal = "".join(piece)
         if self._in_key_position():
             try:
@@ -179,6 +213,7 @@ class _Repairer:
         i = start
         while i < n and text[i] not in ',]}\n:{["':
             i += 1
+        self.steps += i - start
         token = text[start:i].rstrip()
         if token and not _valid_scalar(token) and not self._in_key_position():
             self.repairs.append(Repair("bare-word", self.pointer(), f"quoted the bare word {token!r}"))
@@ -223,15 +258,42 @@ def _find_prose_array(text: str) -> str | None:
 
 def parse_output(raw: Any) -> ParseResult:
     """Turn whatever the LLM returned into a JSON value; report how."""
-    if isinstance(raw, (bytes, bytearray)):
-        raw = bytes(raw).decode("utf-8", errors="replace")
+    work = [0]
+    from_bytes = isinstance(raw, (bytes, bytearray))
+    if from_bytes:
+        # A byte that is not UTF-8 becomes a lone surrogate, found and reported as S011 at its pointer.
+        raw = bytes(raw).decode("utf-8", errors="surrogateescape")
+    result = _parse_output(raw, work)
+    result.steps = work[0]
+    if result.ok:
+        _replace_invalid_text(result, raw, from_bytes)
+    return result
+
+
+def _replace_invalid_text(result: ParseResult, raw: Any, from_bytes: bool) -> None:
+    """S011: lone surrogates, NUL, control characters and non-UTF-8 bytes become U+FFFD."""
+    owned = isinstance(raw, str)  # parsed here: fixed in place; else the caller's value, copied on write
+    if owned and not textcheck.may_hold_invalid(raw):
+        return  # the common case: one C-speed scan of the raw text proves it clean
+    result.value, result.invalid_text = textcheck.replace_invalid(result.value, owned=owned, from_bytes=from_bytes)
+    if result.invalid_text:
+        for repair in result.repairs:
+            repair.path = textcheck.clean_pointer(repair.path)
+
+
+def _counted(decode: Any, text: str, work: list[int]) -> Any:
+    work[0] += len(text)  # one decoder pass over the text
+    return decode(text)
+
+
+def _parse_output(raw: Any, work: list[int]) -> ParseResult:
     if not isinstance(raw, str):
         return ParseResult(value=raw, ok=True)
     text = raw.strip().lstrip("\ufeff")
     if not text:
         return ParseResult(error="the output is empty")
     try:
-        return ParseResult(value=loads(text), ok=True)
+        return ParseResult(value=_counted(loads, text, work), ok=True)
     except ValueError:
         pass
     candidate, unwrapped = text, None
@@ -240,7 +302,7 @@ def parse_output(raw: Any) -> ParseResult:
         if 0 < end < len(text) - 1:  # prose after the JSON
             candidate, unwrapped = text[:end + 1], "prose"
             try:
-                return ParseResult(value=loads(candidate), ok=True, unwrapped=unwrapped)
+                return ParseResult(value=_counted(loads, candidate, work), ok=True, unwrapped=unwrapped)
             except ValueError:
                 pass
     else:
@@ -253,16 +315,20 @@ def parse_output(raw: Any) -> ParseResult:
                 return ParseResult(error="no JSON array found in the output")
             candidate, unwrapped = prose.strip(), "prose"
         try:
-            return ParseResult(value=loads(candidate), ok=True, unwrapped=unwrapped)
+            return ParseResult(value=_counted(loads, candidate, work), ok=True, unwrapped=unwrapped)
         except ValueError:
             pass
     repairer = _Repairer(candidate)
     repaired = repairer.run()
+    work[0] += repairer.steps
+    if repairer.too_deep:
+        return ParseResult(unwrapped=unwrapped,
+                           error=f"the JSON is nested more than {MAX_REPAIR_DEPTH} levels deep")
     if repairer.unclosed_string or repairer.stack:
         return ParseResult(unwrapped=unwrapped,
                            error="the output is cut off: an array, object or string is never closed")
     try:
-        value = loads(repaired)
+        value = _counted(loads, repaired, work)
     except ValueError as exc:
         return ParseResult(unwrapped=unwrapped, error=f"not valid JSON even after lenient repair: {exc}")
     if not repairer.repairs and unwrapped is None:

@@ -43,9 +43,10 @@ class NoOptions(BaseModel):
 
 
 class RuleOptions(BaseModel):
-    """Base for rule options: unknown keys are config errors."""
+    """Base for rule options: unknown keys are config errors, and so are values of
+    the wrong type (TOML is typed: ``"5"`` is no number, ``"yes"`` no boolean)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 @dataclass(slots=True)
