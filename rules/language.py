@@ -19,6 +19,7 @@ from typing import Any, Iterable, Iterator
 
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules._wordmatch import WordFilter, literal_trie, option_matcher, text_facts
+from memvet.rules._antecedent import resolved_before
 from memvet.rules._langdetect import TextScreen, dominant_language, language_of, measure
 
 BAR = "｜"
@@ -258,6 +259,10 @@ class ContextDependent(Rule):
             "in this conversation", "in this chat", "in this thread", "the previous message",
             "the previous answer", "the previous suggestion", "the previous approach", "the previous one",
             "the same as before", "same as before", "like before", "just now", "the one above", "as above",
+            # the conversation itself as the object ("stay in the same chat")
+            "the same chat", "the same conversation", "the same thread", "this chat", "this conversation",
+            "the current chat", "the current conversation", "当前对话", "本次对话", "这个对话", "同一个对话",
+            "同一对话", "当前会话", "这个会话", "同一个会话",
         ]
         leading_refs: list[str] = ["上述", "前述", "以上方案", "以上步骤", "以上问题", "以上内容", "以上结论",
                                    "the above", "above-mentioned", "aforementioned", "the foregoing"]
@@ -287,6 +292,31 @@ class ContextDependent(Rule):
         ]
         self_scope_nouns: list[str] = ["仓库", "项目", "代码库", "团队", "工程", "repo", "repository", "project",
                                        "codebase", "team", "workspace", "monorepo"]
+        #: Other forms of a generic noun that, earlier in the content, are its antecedent
+        #: (每一步 … 该步骤; "the steps" … 这些步骤).
+        noun_forms: dict[str, list[str]] = {
+            "步骤": ["步", "step"], "错误": ["错", "error", "exception"], "报错": ["错误", "error"],
+            "异常": ["exception", "error"], "文件": ["file"], "版本": ["version", "release"], "命令": ["command"],
+            "脚本": ["script"], "函数": ["function"], "接口": ["api", "endpoint"], "选项": ["option", "flag"],
+            "参数": ["option", "argument", "parameter", "flag"], "配置": ["config", "setting"],
+            "step": ["步"], "steps": ["步", "step"], "error": ["错误", "报错"], "errors": ["error"],
+            "file": ["文件"], "files": ["file"], "version": ["版本"], "versions": ["version", "版本"],
+            "option": ["选项", "flag"], "options": ["option", "flag", "选项"],
+        }
+        #: Generic nouns by the kind of name that, earlier in the content, resolves them
+        #: (a path before 该文件, a version number before 这些版本, an error name before 该错误).
+        noun_kinds: dict[str, list[str]] = {
+            "file": ["文件", "脚本", "模块", "目录", "路径", "文档", "file", "files", "script", "scripts", "module",
+                     "modules", "directory", "path", "document", "documents", "doc", "docs"],
+            "version": ["版本", "version", "versions"],
+            "error": ["错误", "报错", "异常", "error", "errors", "exception", "bug", "bugs"],
+            "option": ["选项", "参数", "开关", "配置", "字段", "变量", "值", "option", "options", "flag", "flags",
+                       "setting", "settings", "field", "fields", "variable", "variables", "value", "values",
+                       "config", "configuration"],
+        }
+        #: Nouns of an action: a clause of the same sentence before them is their antecedent
+        #: ("agent 打算改做模拟可视化时该操作被取消").
+        action_nouns: list[str] = ["操作", "步骤", "动作", "改动", "修改", "调整", "变更", "过程"]
 
     # English demonstratives "that/those" are also conjunctions/relative pronouns
     # ("ensure that tests pass"); they point only after a preposition or verb of use.
@@ -377,6 +407,11 @@ class ContextDependent(Rule):
                 continue
             # The noun already appeared earlier in the content: anaphora inside the text.
             if len(lowered) == len(text) and lowered.find(lowered[noun_start:noun_end], 0, start) >= 0:
+                continue
+            # Another form of the noun, a name of its kind or (for an action) a clause before it.
+            o = self.options
+            if resolved_before(text, start, text[noun_start:noun_end], forms=o.noun_forms, kinds=o.noun_kinds,
+                               action_nouns=o.action_nouns):
                 continue
             return text[start:noun_end]
         return None

@@ -42,7 +42,7 @@ import re
 from typing import Any, Iterable
 
 from memvet.rule import Finding, Rule, RuleOptions
-from memvet.rules import _text, _wordmatch, lexicon
+from memvet.rules import _normform, _text, _wordmatch, lexicon
 
 METHOD, FACT = "work_method", "work_fact"
 METHOD_ONLY_METADATA = ("scope", "method_type")
@@ -67,24 +67,82 @@ NOT_NORMATIVE = [
     "要素", "要点", "纪要", "不要紧", "要不然", "将要", "快要", "要求的", "需要时", "要不要",
 ]
 
-#: English sentence openers that make an imperative (a rule without a modal).
+#: English verbs that open an imperative clause (a rule without a modal),
+#: wherever a clause starts (see :mod:`memvet.rules._normform`).
 IMPERATIVES = [
     "use", "set", "run", "keep", "put", "pin", "add", "check", "write", "treat", "prefer", "avoid", "never",
     "always", "don't", "do not", "make sure", "ensure", "verify", "rebuild", "restart", "be", "follow", "do",
     "make", "choose", "consider", "validate", "handle", "include", "exclude", "remove", "delete", "create",
     "retry", "bump", "upgrade", "measure", "think", "look", "give", "take", "try", "stick to", "go with",
+    # verbs that are rarely the first word of a descriptive sentence
+    "read", "rename", "move", "delimit", "refactor", "replace", "split", "open", "edit", "rewrite", "reuse",
+    "rerun", "re-run", "reinstall", "revert", "restore", "reset", "rebase", "squash", "inspect", "grep",
+    "compare", "confirm", "ask", "tell", "explain", "describe", "mention", "cite", "skip", "ignore", "disable",
+    "enable", "escape", "sanitize", "sanitise", "normalize", "normalise", "encode", "decode", "parse",
+    "convert", "declare", "define", "annotate", "place", "save", "leave", "stay", "wait", "raise", "throw",
+    "catch", "print", "clean", "clear", "purge", "prune", "drop", "pick", "select", "fetch", "pull", "install",
+    "uninstall", "configure", "register", "mount", "kill", "reload", "recompile", "compile", "lint", "isolate",
+    "reproduce", "narrow", "widen", "bisect", "debug", "unlock", "guard", "wrap", "extract", "inline",
+    "combine", "append", "prepend", "insert", "attach", "redirect", "reply", "summarise", "summarize",
+    "deploy", "publish", "upload", "download", "paste", "sync", "align", "adhere", "apply", "adopt",
+    "fall back", "escalate", "notify", "roll back", "pad", "indent", "parenthesize", "parenthesise",
+    "separate", "provide", "specify", "prevent", "protect", "assert", "expect", "assume", "reject", "accept",
+    "approve", "double-check", "scan", "iterate", "refresh", "execute", "invoke", "launch", "spawn", "close",
+    "allocate", "reserve", "truncate", "archive", "back up", "migrate", "downgrade", "regenerate",
+    "generate", "scaffold", "bootstrap", "initialize", "initialise", "set up", "tear down", "clean up",
+    "stage", "prefix", "keep to", "write down", "delegate", "defer", "postpone", "batch up", "group by",
+]
+
+#: Verbs that are nouns as often ("Commit messages follow ...", "Test files
+#: live in test/"): an imperative only with an object right after them.
+NOUN_VERBS = [
+    "test", "commit", "update", "change", "fix", "build", "release", "log", "list", "record", "tag", "push",
+    "merge", "name", "import", "export", "format", "document", "comment", "review", "report", "cache", "query",
+    "mock", "patch", "search", "sort", "filter", "map", "type", "call", "return", "store", "load", "lock",
+    "note", "plan", "start", "stop", "group", "order", "match", "limit", "copy", "link", "track", "label",
+    "trace", "profile", "process", "batch", "request", "answer", "pass", "ship", "mark", "point", "route",
 ]
 
 #: Attribution of a position to the user: the "用户主张 + rule" form that
 #: passes the normative test and that M005 checks against the sources.
 USER_POSITION = [
     "用户主张", "用户习惯", "用户偏好", "用户规定", "用户要求", "用户坚持", "用户认为", "用户倾向", "用户约定",
-    "用户的习惯", "用户的偏好", "用户一贯", "用户希望",
-    "user holds", "user insists", "user prefers", "user wants", "user requires", "user believes",
+    "用户的习惯", "用户的偏好", "用户一贯",
+    "user holds", "user insists", "user prefers", "user requires", "user believes",
     "user's preference", "user's habit", "user's convention", "user's rule", "the user's position",
-    "user likes", "user expects", "user favours", "user favors",
+    "user preference", "user's practice", "user practice", "user convention", "user rule", "user habit",
+    "user favours", "user favors",
 ]
 
+#: A wish of the user: M005 checks it like a position, but M001 takes it for
+#: a rule only with a scope (a condition or a quantifier): "User wants
+#: concise changes" is one request, "Before a larger feature, the user wants
+#: a plan first" is a rule.
+USER_WISH = [
+    "用户希望", "用户想要", "用户期望", "用户喜欢",
+    "user wants", "user likes", "user expects", "user would like", "user asks for",
+]
+
+#: Conditions and quantifiers that give a wish a scope beyond one occasion
+#: (Chinese "…时，/…前，/…后，" clauses are recognised by their structure).
+RULE_SCOPE = [
+    "当", "每次", "每当", "每个", "每一", "每完成", "凡", "凡是", "所有", "任何", "一律", "始终", "总是", "遇到", "如果",
+    "若", "一旦", "只要", "以后", "今后",
+    "when", "whenever", "before", "after", "if", "once", "every", "each", "all", "any", "always", "never",
+    "unless", "until", "from now on", "going forward",
+]
+
+#: Head nouns of a rule label ("Markdown conventions: …", "命名规范：…").
+RULE_LABELS = [
+    "convention", "conventions", "rule", "rules", "guideline", "guidelines", "policy", "policies", "workflow",
+    "workflows", "procedure", "procedures", "checklist", "sop", "preference", "preferences", "habit", "habits",
+    "practice", "practices", "principle", "principles", "standard", "standards", "style", "style guide",
+    "规范", "约定", "规则", "惯例", "流程", "原则", "习惯", "偏好", "规定", "准则", "守则", "工作流", "约束", "要求",
+    "操作规程", "步骤",
+]
+
+#: Heads accepted only in a label the user owns ("User's approach when …:", "用户的做法：").
+USER_LABELS = ["approach", "method", "way", "routine", "setup", "process", "做法", "方式", "方法", "套路"]
 
 class MethodOptions(RuleOptions):
     """Nothing shared by default; subclasses add their word lists."""
@@ -215,28 +273,47 @@ class MethodNotNormative(_MethodRule):
         normative: list[str] = NORMATIVE
         not_normative: list[str] = NOT_NORMATIVE
         imperatives: list[str] = IMPERATIVES
+        noun_verbs: list[str] = NOUN_VERBS
         user_position: list[str] = USER_POSITION
+        user_wish: list[str] = USER_WISH
+        rule_scope: list[str] = RULE_SCOPE
+        rule_labels: list[str] = RULE_LABELS
+        user_labels: list[str] = USER_LABELS
 
     def __init__(self, options: Any = None):
         super().__init__(options)
         o = self.options
         self._norms = lexicon.compile_words(o.normative)
         self._not_norms = lexicon.compile_words(o.not_normative)
-        self._openers = _text.compile_openers(o.imperatives)
+        self._openers = _normform.compile_imperatives(o.imperatives, o.noun_verbs)
         self._positions = lexicon.compile_words(o.user_position)
+        self._wishes = lexicon.compile_words(o.user_wish)
+        self._scope = lexicon.compile_words(o.rule_scope)
         # Exact prefilters (False only when the list cannot match): each pattern
         # above runs only where its list may be. None: the list cannot be filtered.
         self._may_norm = _text.entry_filter(_rarest_pieces(o.normative))
         self._may_norm_word = _wordmatch.WordFilter(o.normative)  # sharper, for the content itself
         self._may_mask = _text.entry_filter(o.not_normative)
-        self._may_open = _wordmatch.WordFilter(o.imperatives)  # bounded, like the opener words
+        self._may_open = _wordmatch.WordFilter([*o.imperatives, *o.noun_verbs])  # bounded, like the opener words
         self._may_attribute = _text.Trigger(o.user_position)
+        self._may_wish = _text.Trigger(o.user_wish)
 
     def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
-        if self._reads_as_rule(content, ctx):
+        if self._reads_as_rule(content, ctx) or self._has_rule_form(content, ctx):
             return None
-        return ("a work_method needs a normative statement (应/必须/不要/优先, should/must/never, or "
-                "'用户主张 … + rule'); this one only describes, so it is downgraded to work_fact")
+        return ("a work_method needs a normative statement (应/必须/不要/优先, should/must/never, an "
+                "imperative, a rule label such as 'Conventions: …' or '用户偏好：…', or a user wish with a "
+                "condition); this one only describes, so it is downgraded to work_fact")
+
+    def _has_rule_form(self, content: str, ctx: Any) -> bool:
+        """A rule label ("Release workflow: …", "用户偏好：…") or a user wish with a scope."""
+        if ":" in content or "：" in content:
+            if _normform.rule_label(content, self.options.rule_labels, self.options.user_labels) is not None:
+                return True
+        if self._wishes is not None and self._may_wish.hit(_text.view(ctx, content)) \
+                and self._wishes.search(content) is not None:
+            return _normform.has_scope(content, self._scope)
+        return False
 
     def _reads_as_rule(self, content: str, ctx: Any) -> bool:
         """:func:`is_normative` of the content, each search skipped where its prefilter rules it out."""
@@ -473,6 +550,10 @@ class MethodNotDirective(_MethodRule):
         return self._may_narrate.hit(_text.view(ctx, content))
 
     def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
+        # A labelled basis (依据：…, "basis: …") may tell the incident the rule was learnt
+        # from ("依据：这次 agent 凭印象…"); only the rule itself must not be about one occasion.
+        if _LABELLED_BASIS_HINT.search(content):
+            content = _LABELLED_BASIS.sub(" ", content)
         for sentence in _text.sentences(content):
             if self._past is not None:
                 m = self._past.search(sentence)
@@ -485,6 +566,14 @@ class MethodNotDirective(_MethodRule):
                     return (f"it is about one occasion ({m.group(0)!r}), not future tasks of the kind; "
                             "downgraded to work_fact")
         return None
+
+
+#: The labelled basis clauses of _BASIS_PATTERN (依据：…, "(basis: …)", "reason: …").
+_LABELLED_BASIS = re.compile(
+    r"(?:依据|理由|原因)\s*[:：]\s*[^）)\n]{1,400}"
+    r"|\(\s*(?:basis|reason|rationale)\s*:\s*[^)\n]{1,400}\)"
+    r"|\b(?:basis|reason|rationale)\s*:\s*[^.;\n]{1,400}", re.IGNORECASE)
+_LABELLED_BASIS_HINT = re.compile(r"依据|理由|原因|basis|reason|rationale", re.IGNORECASE)
 
 
 # --- M004 -------------------------------------------------------------------------
@@ -693,7 +782,11 @@ class MethodUnsupportedBasis(_MethodRule):
     action = "fix"
 
     class Options(RuleOptions):
-        user_position: list[str] = USER_POSITION
+        user_position: list[str] = USER_POSITION + USER_WISH
+        #: Heads of a rule label that, owned by the user ("User's changelog rules: …",
+        #: "用户的做法：…"), attributes the rule to the user as well.
+        rule_labels: list[str] = RULE_LABELS
+        user_labels: list[str] = USER_LABELS
         #: Words that only frame a basis or an attribution; never evidence.
         meta_words: list[str] = ["用户", "依据", "理由", "原因", "经验", "认为", "主张", "习惯", "偏好", "希望",
                                  "user", "basis", "reason", "rationale", "holds", "prefers", "insists", "wants"]
@@ -715,15 +808,16 @@ class MethodUnsupportedBasis(_MethodRule):
     def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
         v = _text.view(ctx, content)
         # The position regex runs only when its trigger says it can match (the view is shared).
-        position = (self._positions.search(content)
-                    if self._positions is not None and self._may_attribute.hit(v) else None)
+        found = (self._positions.search(content)
+                 if self._positions is not None and self._may_attribute.hit(v) else None)
+        position = found.group(0) if found is not None else self._user_label(content)
         if position is not None:
             users = [m for m in ctx.sources(memory) if m.role == "user"]
             if not users:
-                return (f"it attributes a position to the user ({position.group(0)!r}) but no user message is "
+                return (f"it attributes a position to the user ({position!r}) but no user message is "
                         "among its sources; record what happened as a work_fact")
             if all(_asks_only(m, ctx) for m in users):
-                return (f"it attributes a position to the user ({position.group(0)!r}) but the user only asked; "
+                return (f"it attributes a position to the user ({position!r}) but the user only asked; "
                         "the position is someone else's")
         bases = stated_bases(content, v.folded)
         if not bases:
@@ -740,12 +834,22 @@ class MethodUnsupportedBasis(_MethodRule):
                         f"(support {score:.2f}); a reason may not be invented")
         return None
 
+    def _user_label(self, content: str) -> str | None:
+        """The label of a rule label the user owns ("User's changelog rules"), else None."""
+        if ":" not in content and "：" not in content:
+            return None
+        found = _normform.rule_label(content, self.options.rule_labels, self.options.user_labels)
+        return found[0] if found is not None and found[1] else None
+
     @staticmethod
     def _bases(content: str) -> list[str]:
         return stated_bases(content)
 
 
-_AFTER_SENTENCE_END = re.compile(r"(?<=[。！!？?\n])")
+# An English full stop ends a sentence too when a space follows ("Let's keep X. Can you …?"
+# states before it asks); an abbreviation split off that way only makes the message read as
+# stating, never as asking.
+_AFTER_SENTENCE_END = re.compile(r"(?<=[。！!？?\n])|(?<=\.)(?=\s)")
 
 
 def _is_question(text: str) -> bool:
