@@ -44,7 +44,7 @@ _OBJECT_START = (
     r"(?=\s+(?:(?:the|a|an|all|each|every|any|it|them|this|that|these|those|its|their|your|our|my|both|one|"
     r"only|new|existing|such|whatever|no|with|to|into|from|before|after|on|in|for|via|through|against|back|"
     r"up|down|out|off|over|first|again|locally|directly|immediately|manually|explicitly|together|once)\b"
-    r"|[`'\"“(\[<]|\S*[A-Z0-9_./:#@]))")
+    r"|[`'\"“(\[<]|(?-i:\S*[A-Z0-9_./:#@])))")
 
 
 @lru_cache(maxsize=64)

@@ -632,6 +632,12 @@ class SceneNameActivity(Rule):
             "fix", "fixing", "debug", "debugging", "investigate", "investigating", "troubleshoot",
             "troubleshooting", "look into", "looking into", "working on", "work on", "try", "trying",
             "resolve", "resolving", "diagnose", "diagnosing", "chasing", "handle", "handling",
+            # gerunds of a change being made: they name today's work ("Renaming plan files"), whereas
+            # gerunds that name a domain ("Caching strategy", "Logging format") are not listed
+            "renaming", "reorganizing", "reorganising", "restructuring", "refactoring", "migrating", "updating",
+            "upgrading", "adding", "removing", "deleting", "implementing", "creating", "setting up",
+            "cleaning up", "moving", "converting", "rewriting", "replacing", "porting", "bumping", "splitting",
+            "documenting", "improving", "optimizing", "optimising", "reviewing",
         ]
         chained_activities: list[str] = [
             "并修复", "并排查", "并调试", "并解决", "并处理", "并验证", "并上线", "并提交", "然后修复", "再修复",

@@ -75,22 +75,18 @@ IMPERATIVES = [
     "make", "choose", "consider", "validate", "handle", "include", "exclude", "remove", "delete", "create",
     "retry", "bump", "upgrade", "measure", "think", "look", "give", "take", "try", "stick to", "go with",
     # verbs that are rarely the first word of a descriptive sentence
-    "read", "rename", "move", "delimit", "refactor", "replace", "split", "open", "edit", "rewrite", "reuse",
-    "rerun", "re-run", "reinstall", "revert", "restore", "reset", "rebase", "squash", "inspect", "grep",
-    "compare", "confirm", "ask", "tell", "explain", "describe", "mention", "cite", "skip", "ignore", "disable",
-    "enable", "escape", "sanitize", "sanitise", "normalize", "normalise", "encode", "decode", "parse",
-    "convert", "declare", "define", "annotate", "place", "save", "leave", "stay", "wait", "raise", "throw",
-    "catch", "print", "clean", "clear", "purge", "prune", "drop", "pick", "select", "fetch", "pull", "install",
-    "uninstall", "configure", "register", "mount", "kill", "reload", "recompile", "compile", "lint", "isolate",
-    "reproduce", "narrow", "widen", "bisect", "debug", "unlock", "guard", "wrap", "extract", "inline",
-    "combine", "append", "prepend", "insert", "attach", "redirect", "reply", "summarise", "summarize",
-    "deploy", "publish", "upload", "download", "paste", "sync", "align", "adhere", "apply", "adopt",
-    "fall back", "escalate", "notify", "roll back", "pad", "indent", "parenthesize", "parenthesise",
-    "separate", "provide", "specify", "prevent", "protect", "assert", "expect", "assume", "reject", "accept",
-    "approve", "double-check", "scan", "iterate", "refresh", "execute", "invoke", "launch", "spawn", "close",
-    "allocate", "reserve", "truncate", "archive", "back up", "migrate", "downgrade", "regenerate",
-    "generate", "scaffold", "bootstrap", "initialize", "initialise", "set up", "tear down", "clean up",
-    "stage", "prefix", "keep to", "write down", "delegate", "defer", "postpone", "batch up", "group by",
+    "rename", "move", "delimit", "refactor", "replace", "rewrite", "reuse", "rerun", "re-run", "reinstall",
+    "revert", "rebase", "squash", "inspect", "grep", "compare", "confirm", "ask", "tell", "explain",
+    "describe", "mention", "cite", "skip", "ignore", "disable", "enable", "sanitize", "sanitise", "normalize",
+    "normalise", "parse", "convert", "declare", "define", "annotate", "save", "stay", "wait", "raise", "throw",
+    "purge", "prune", "pick", "fetch", "uninstall", "configure", "register", "kill", "reload", "recompile",
+    "isolate", "reproduce", "narrow", "widen", "bisect", "extract", "combine", "append", "prepend", "attach",
+    "redirect", "summarise", "summarize", "publish", "paste", "align", "adhere", "apply", "adopt", "fall back",
+    "escalate", "notify", "roll back", "indent", "parenthesize", "parenthesise", "separate", "provide",
+    "specify", "prevent", "protect", "assert", "expect", "assume", "reject", "accept", "approve",
+    "double-check", "iterate", "execute", "invoke", "launch", "allocate", "reserve", "truncate", "back up",
+    "migrate", "downgrade", "regenerate", "generate", "scaffold", "bootstrap", "initialize", "initialise",
+    "set up", "tear down", "clean up", "keep to", "write down", "delegate", "defer", "postpone",
 ]
 
 #: Verbs that are nouns as often ("Commit messages follow ...", "Test files
@@ -101,6 +97,10 @@ NOUN_VERBS = [
     "mock", "patch", "search", "sort", "filter", "map", "type", "call", "return", "store", "load", "lock",
     "note", "plan", "start", "stop", "group", "order", "match", "limit", "copy", "link", "track", "label",
     "trace", "profile", "process", "batch", "request", "answer", "pass", "ship", "mark", "point", "route",
+    "read", "open", "close", "clean", "clear", "stage", "drop", "select", "place", "leave", "catch", "guard",
+    "wrap", "pad", "scan", "spawn", "archive", "prefix", "inline", "split", "reset", "restore", "mount", "debug",
+    "lint", "compile", "reply", "escape", "sync", "insert", "deploy", "upload", "download", "refresh", "encode",
+    "decode", "unlock", "edit", "print", "install",
 ]
 
 #: Attribution of a position to the user: the "用户主张 + rule" form that
