@@ -195,10 +195,18 @@ class ContextDependent(Rule):
         A demonstrative is fine when the object is named anyway: a name
         right after it or after the noun ("这个 `retry()` 函数", "this file
         (src/app.py)"), a term or quotation right before it ("“改了配置不生效”
-        这类问题", "Redis 这个组件"), the same noun earlier in the content
-        (anaphora inside the text), or a noun of the project's own scope
-        (这个仓库, "this repository"). "and above" / "80% 以上" are not
-        pointers.
+        这类问题", "Redis 这个组件"), or a noun of the project's own scope
+        (这个仓库, "this repository"). It is also fine when the memory
+        itself resolves it -- anaphora inside the text, looked for before
+        the demonstrative: the same noun or another form of it
+        (``noun_forms``: 每一步 … 该步骤), a name of the noun's kind
+        (``noun_kinds``: a path before 该文件, a version number before
+        这些版本, an error name before 该错误, flags or keys before "these
+        options"; for any noun, inline code, a quoted term or an
+        identifier), or, for a noun of an action (``action_nouns``: 该操作,
+        该步骤), a clause of the same sentence that describes the action.
+        "and above" / "80% 以上" are not pointers; "the same chat" / 当前对话
+        are (the conversation itself as the object).
 
     Why is this bad?
         A memory is recalled weeks later, in another conversation: "那个定时
@@ -221,6 +229,16 @@ class ContextDependent(Rule):
         {"content": "This file is generated and must never be edited by hand.", "type": "work_fact", "priority": 80}
         ```
 
+        user: key 过期后那个接口就 500
+        ```json
+        {"content": "Redis 里的 key 过期后该接口返回 500。", "type": "work_fact", "priority": 80}
+        ```
+
+        assistant: I recommend staying in this chat for Phase 2.
+        ```json
+        {"content": "Stay in the same chat for Phase 2 to keep the richer context.", "type": "work_fact", "priority": 80}
+        ```
+
     Use instead:
         user: 刚才那个迁移脚本在 MySQL 5.7 上会失败
         ```json
@@ -235,6 +253,22 @@ class ContextDependent(Rule):
         user: 遇到改了配置不生效这类问题，先核对镜像 digest
         ```json
         {"content": "遇到“改了配置不生效”这类问题时，应先核对运行中容器的镜像 digest。", "type": "work_method", "priority": 80}
+        ```
+
+        user: 测试脚本和测试文档都不需要，完成后删掉
+        ```json
+        {"content": "每一步收尾时应删除测试脚本和测试文档，只保留核心代码和该步骤的说明文档。", "type": "work_method", "priority": 80}
+        ```
+
+        user: scripts/gen.py 是生成的，别手改
+        ```json
+        {"content": "scripts/gen.py 由 CI 生成，该文件不要手动修改。", "type": "work_fact", "priority": 80}
+        ```
+
+        user: always pass --frozen and --offline
+        ```json
+        {"content": "Pass --frozen and --offline to uv sync in CI; these options keep CI from resolving dependencies again.",
+         "type": "work_method", "priority": 80}
         ```
     """
 
@@ -577,7 +611,9 @@ class SceneNameActivity(Rule):
         Looks at the topic side of the label for what is true only today:
 
         * ``leading_activities`` at the start of the topic (排查…, 修复…,
-          调试…, "fixing …", "debug …", "looking into …");
+          调试…, "fixing …", "debug …", "looking into …", and gerunds of a
+          change being made: "Renaming plan files", "Reorganizing exports";
+          gerunds that name a domain, "Caching strategy", are not listed);
         * ``chained_activities`` anywhere: a second action joined on
           (…并修复…, "… and fix …");
         * ``statuses`` (已完成, 进行中, 待处理, done, WIP, in progress);
@@ -606,6 +642,12 @@ class SceneNameActivity(Rule):
          "memories": [{"content": "The login endpoint times out after 30 seconds.", "type": "work_fact", "priority": 80}]}
         ```
 
+        user: rename the old plan files
+        ```json
+        {"new_scene_name": "polychrome.p5｜Renaming plan files", "new_scene_reason": "No pool scene covers plan files.",
+         "memories": [{"content": "Plan files start with a numeric prefix and a dot.", "type": "work_fact", "priority": 80}]}
+        ```
+
     Use instead:
         user: 企业端盖章一直失败，查一下重试逻辑
         ```json
@@ -617,6 +659,12 @@ class SceneNameActivity(Rule):
         ```json
         {"new_scene_name": "Billing API｜login timeout", "new_scene_reason": "No pool scene covers the login timeout.",
          "memories": [{"content": "The login endpoint times out after 30 seconds.", "type": "work_fact", "priority": 80}]}
+        ```
+
+        user: what is the caching strategy?
+        ```json
+        {"new_scene_name": "billing｜Caching strategy", "new_scene_reason": "No pool scene covers caching.",
+         "memories": [{"content": "Invoices are cached for 60 seconds.", "type": "work_fact", "priority": 80}]}
         ```
     """
 

@@ -226,12 +226,29 @@ class MethodNotNormative(_MethodRule):
     """A work_method that only describes: no normative word, no rule.
 
     What it does:
-        Looks for a normative word (应/必须/禁止/不要/优先/需/当…时;
-        should/must/never/don't/prefer/always), an English imperative at the
-        start of a sentence, or the "用户主张 / 用户习惯 + rule" form. Words
-        that merely contain a normative character (响应, 应用, 需求) do not
-        count. Without any of them the memory is downgraded to work_fact and
-        its method-only metadata (``scope``, ``method_type``) is removed.
+        Looks for one of the forms a rule takes (word lists are options):
+
+        * a normative word (应/必须/禁止/不要/优先/需/当…时;
+          should/must/never/don't/prefer/always); words that merely contain
+          a normative character (响应, 应用, 需求) do not count;
+        * the imperative mood wherever a clause starts: after a sentence
+          end, a colon, a semicolon or an arrow, after a leading
+          "When/Before/If …," clause and an adverb of order ("first run one
+          test, then widen"). Verbs that are nouns as often (``noun_verbs``:
+          commit, test, update) count only with an object right after them,
+          so "Commit messages follow …" is a description;
+        * a rule label: the content opens with a short noun phrase whose
+          head is a norm noun, then a colon ("Markdown conventions: …",
+          "Release workflow: …", "命名规范：…", "User preference: …"); a
+          label the user owns takes a few more heads ("User's approach when
+          …:", "用户的做法：…");
+        * the "用户主张 / 用户习惯 / 用户偏好 + rule" form; a mere wish
+          (用户希望, "the user wants") only with a condition or a quantifier
+          that gives it a scope ("Before a larger feature, the user wants a
+          plan first"; "User wants concise changes" is one request).
+
+        Without any of them the memory is downgraded to work_fact and its
+        method-only metadata (``scope``, ``method_type``) is removed.
 
         Fix: safe (the content is kept; only its type changes).
 
@@ -251,6 +268,21 @@ class MethodNotNormative(_MethodRule):
         {"content": "Python evaluates default argument values once, so a mutable default list is shared by every call.",
          "type": "work_method", "priority": 80, "metadata": {"scope": "global"}}
         ```
+        user: be concise in the changes you make
+        ```json
+        {"content": "User wants concise changes to CONVENTIONS.md.", "type": "work_method", "priority": 80,
+         "metadata": {"scope": "self"}}
+        ```
+        user: 保持和 MapTR 一样吧
+        ```json
+        {"content": "用户希望不确定的参数都和 MapTR 保持一致。", "type": "work_method", "priority": 80,
+         "metadata": {"scope": "self", "method_type": "principle"}}
+        ```
+        user: how are commits written here?
+        ```json
+        {"content": "Commit messages follow the Conventional Commits format in this repository.", "type": "work_method",
+         "priority": 80, "metadata": {"scope": "self"}}
+        ```
 
     Use instead:
         user: 时间字段别再各写各的了，接口一律返回 UTC 的 ISO 8601 字符串
@@ -262,6 +294,26 @@ class MethodNotNormative(_MethodRule):
         ```json
         {"content": "Never use a mutable value such as a list as a default argument; Python evaluates it once and shares it.",
          "type": "work_method", "priority": 80, "metadata": {"scope": "global"}}
+        ```
+        user: rename with git mv please, so the history stays
+        ```json
+        {"content": "User preference: rename tracked files with `git mv` rather than plain `mv` so git keeps their history.",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "self"}}
+        ```
+        user: one sentence per line, and '-' bullets with one space
+        ```json
+        {"content": "Markdown conventions: each sentence on its own line, bullet lists use - with one space.",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "self"}}
+        ```
+        user: 每次提交前先跑一遍 lint
+        ```json
+        {"content": "每次提交前，用户希望先跑一遍 lint 再提交。", "type": "work_method", "priority": 80,
+         "metadata": {"scope": "self", "method_type": "sop"}}
+        ```
+        user: 测试脚本和测试文档都不需要
+        ```json
+        {"content": "用户偏好：每一步收尾时删除测试脚本和测试文档，只保留核心代码。", "type": "work_method", "priority": 80,
+         "metadata": {"scope": "self", "method_type": "constraint"}}
         ```
     """
 
@@ -487,7 +539,9 @@ class MethodNotDirective(_MethodRule):
         (每次/以后/凡是, "every time", "from now on"), or reports the team's
         own past action (我们已经/已改为, "we fixed", "we changed"). The
         memory is downgraded to work_fact: the root cause it tells is still
-        worth keeping as a fact.
+        worth keeping as a fact. A labelled basis (依据：…, "(basis: …)")
+        is left out: it may tell the incident the rule was learnt from
+        ("依据：这次 agent 凭印象…") while the rule guides future tasks.
 
         Fix: safe.
 
@@ -518,6 +572,16 @@ class MethodNotDirective(_MethodRule):
         ```json
         {"content": "每次发版后必须在本次发布对应的 tag 上运行 smoke 测试，而不是在 main 上跑。",
          "type": "work_method", "priority": 80, "metadata": {"scope": "self"}}
+        ```
+        user: 你又凭印象写了，MapTR 的多边形是首尾相等的
+        ```json
+        {"content": "当用户质疑实现与参考实现不一致时，应先 grep 参考实现的关键判断再改代码。依据：这次 agent 凭印象写错了多边形首尾。",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "global", "method_type": "reasoning_pattern"}}
+        ```
+        user: check the reference before you argue
+        ```json
+        {"content": "When the user questions fidelity to a reference implementation, grep its key checks before changing code (basis: this time the agent trusted memory and got it wrong).",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "global"}}
         ```
     """
 
@@ -734,9 +798,12 @@ class MethodUnsupportedBasis(_MethodRule):
 
     What it does:
         Two questions. (1) The memory attributes a position to the user
-        (用户主张/用户习惯/用户偏好, "User holds/prefers …"): is a ``user``
-        message among its sources, and did the user state something rather
-        than only ask? (2) It states a basis (依据：…, 因为…, "basis: …",
+        (用户主张/用户习惯/用户偏好/用户希望, "User holds/prefers/wants …",
+        or a rule label the user owns: "User's changelog rules: …",
+        "用户的做法：…"): is a ``user`` message among its sources, and did
+        the user state something rather than only ask? (A message that
+        states and then asks, "Let's keep X. Can you …?", states.) (2) It
+        states a basis (依据：…, 因为…, "basis: …",
         "because …"): do the source messages -- the user's words or the
         assistant's argument beside them -- contain it? Support is measured
         by overlap: Chinese character bigrams and characters, English word
@@ -763,6 +830,11 @@ class MethodUnsupportedBasis(_MethodRule):
         {"content": "User insists PRs should always be squash-merged (basis: one commit per PR keeps reverts trivial).",
          "type": "work_method", "priority": 80, "metadata": {"scope": "self"}}
         ```
+        assistant: Your CONVENTIONS.md says: prefer const over let; avoid new Promise.
+        ```json
+        {"content": "User's TypeScript conventions: prefer const over let; avoid explicit new Promise.",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "self"}}
+        ```
 
     Use instead:
         user: 缓存过期别用固定 TTL 一刀切，热门 key 会同时失效，流量直接打穿到数据库。按访问频率淘汰。
@@ -774,6 +846,11 @@ class MethodUnsupportedBasis(_MethodRule):
         ```json
         {"content": "User holds that refresh tokens must stay in httpOnly cookies (basis: anything JavaScript can read is exposed to XSS).",
          "type": "work_method", "priority": 80, "metadata": {"scope": "global"}}
+        ```
+        user: Let's keep the singular folder name, like `src`. Can you move the new files into `test`?
+        ```json
+        {"content": "User convention: the test folder is singular `test/`, like `src/`; do not create a `tests/` folder.",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "self"}}
         ```
     """
 
