@@ -411,8 +411,10 @@ class MethodNotTransferable(_MethodRule):
         commit hash, a ticket key (``PAY-2291``, ``#1187``), a calendar date,
         or a release version next to a release word (``发布 v2.4.0``,
         ``4.2 版本``, ``hotfix/1.9.3``). Versions of tools and runtimes
-        (``Python 3.8``) are environment, not occasion, and do not count.
-        A hit downgrades the memory to work_fact.
+        (``Python 3.8``) are environment, not occasion, and do not count;
+        nor does a version that is the value of one later step of a
+        procedure ("update the version, commit, tag v1.2.0, push"): the
+        procedure is for every release. A hit downgrades the memory to work_fact.
 
         Fix: safe. Whether an anchor is essential or an example can need
         judgment; an LLM judge can confirm later.
@@ -440,6 +442,11 @@ class MethodNotTransferable(_MethodRule):
         ```json
         {"content": "处理对账类工单时，必须先向支付组获取对应日期的对账文件，再修改代码。", "type": "work_method",
          "priority": 80, "metadata": {"scope": "self", "method_type": "sop"}}
+        ```
+        user: I can never remember the release steps
+        ```json
+        {"content": "Release workflow: update package.json version, update CHANGELOG.md, commit, tag v1.2.0, push with tags.",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "self"}}
         ```
         user: Start bisects from the last green release tag. Last time you picked a1f3c09 and the tests did not exist there.
         ```json
@@ -506,6 +513,10 @@ class MethodNotTransferable(_MethodRule):
         if self._may_aside is None or self._may_aside.search(_text.view(ctx, content).folded):
             text = _text.mask(self._asides, text)
         m = self._anchors.search(text)
+        while m is not None and m.lastgroup == "release" and _is_one_step_of_many(text, m.start()):
+            # "bump → changelog → tag v1.2.0 → push": the version is the value one step of a
+            # procedure takes this time, not the occasion the whole procedure is for.
+            m = self._anchors.search(text, m.end())
         if m is None and self._ticket_ref is not None and (t := self._ticket_ref.search(text)):
             return (f"the rule is pinned to a ticket ({t.group(0).strip()!r}) and does not transfer to other "
                     "tasks; downgraded to work_fact (keep specifics only as examples)")
@@ -515,6 +526,34 @@ class MethodNotTransferable(_MethodRule):
         what = {"hash": "a commit", "ticket": "a ticket", "date": "a date", "release": "a release"}[kind]
         return (f"the rule is pinned to {what} ({m.group(0).strip()!r}) and does not transfer to other tasks; "
                 "downgraded to work_fact (keep specifics only as examples)")
+
+
+#: Separators of the steps of a procedure: commas, semicolons, arrows, 、 and ，.
+_STEP_SEPARATOR = re.compile(r"\s*(?:->|→|⇒|[,;，；、])\s*")
+_MIN_STEPS = 4
+
+
+def _is_one_step_of_many(text: str, pos: int) -> bool:
+    """Is ``pos`` inside a later step of a sequence of at least four short steps ("a, b, tag v1.2, c")?
+
+    The sequence is the sentence around ``pos``; a step is short (at most
+    eight words or 24 characters of CJK). The first step is left out: it is
+    where a condition or the rule's subject stands ("发布 2.8.0 前, …").
+    """
+    start = max(text.rfind(end, 0, pos) for end in (". ", "。", "\n", ": ", "："))
+    start = 0 if start < 0 else start + 1
+    stop = min([i for i in (text.find(end, pos) for end in (". ", "。", "\n")) if i >= 0] or [len(text)])
+    sentence = text[start:stop]
+    spans, last = [], 0
+    for m in _STEP_SEPARATOR.finditer(sentence):
+        spans.append((last, m.start()))
+        last = m.end()
+    spans.append((last, len(sentence)))
+    steps = [sentence[a:b] for a, b in spans if sentence[a:b].strip()]
+    if len(steps) < _MIN_STEPS or any(len(step.split()) > 8 and len(step) > 24 for step in steps):
+        return False
+    offset = pos - start
+    return any(a <= offset < b for a, b in spans[1:])
 
 
 def _may_hold_anchor(text: str) -> bool:
