@@ -11,9 +11,10 @@ Three ways a memory resolves its own demonstrative, looked for *before* it:
   file", a version number before 这些版本, an error name or code before
   该错误, a flag, key or identifier before "these options"; and for every
   noun, code in backticks, a quoted term or an identifier;
-* for nouns of an action (操作, 步骤, 改动, "this change"), a clause of the
-  same sentence before it that describes the action ("agent 打算改做模拟可视化时
-  该操作被取消").
+* for nouns that sum up a clause -- an action (操作, 步骤, 改动) or a state
+  of affairs (问题, 情况, 现象, 方案) -- a clause of the same sentence before
+  it that describes it ("agent 打算改做模拟可视化时该操作被取消", "本地缺少
+  矢量地图，该问题导致 GT 无法生成").
 
 The noun classes are options of L002; the name shapes are patterns.
 """
@@ -29,7 +30,8 @@ _FILE_NAME = re.compile(
     re.IGNORECASE)
 _VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?![\w.]*\w)|\b[A-Za-z][\w.+-]*\s?@?\d+(?:\.\d+)*\b")
 _ERROR_NAME = re.compile(r"\b\w*(?:Error|Exception|Warning|Failure|Fault)\b|\bE[A-Z]*\d{2,}\b|\b[A-Z]{2,}\d{2,}\b"
-                         r"|(?<!\d)[45]\d\d(?!\d)|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
+                         r"|(?<!\d)[45]\d\d(?!\d)|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\bE[A-Z]{3,}\b"
+                         r"|(?i:\b(?:exit|status|code|signal)\s*(?:code\s*)?\d+)")
 _OPTION_NAME = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*|\b\w+=\S+|\b[a-z][a-z0-9]*_[a-z0-9_]+\b"
                           r"|\b[a-z]+[A-Z]\w*\b|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
 #: For every noun: inline code, a quoted term, an identifier (snake_case, camelCase, dotted).

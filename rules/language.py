@@ -173,6 +173,7 @@ _EN_NAME = re.compile(r"[`'\"“(]|[A-Z]|\S*[0-9_./:#@]\S")
 _NAME_INSIDE = re.compile(r"[0-9_/.:#@]")
 _CLAUSE_END = re.compile(r"[，,；;。.!?！？：:\n]")
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_COLON_THEN_NAMES = re.compile(r"[^。！？!?；;\n:：]{0,40}[:：]\s*(?:[`'\"“「(（-]|[^\s。！？!?，,]*[A-Z0-9_./])")
 
 
 class ContextDependent(Rule):
@@ -348,9 +349,11 @@ class ContextDependent(Rule):
                        "setting", "settings", "field", "fields", "variable", "variables", "value", "values",
                        "config", "configuration"],
         }
-        #: Nouns of an action: a clause of the same sentence before them is their antecedent
-        #: ("agent 打算改做模拟可视化时该操作被取消").
-        action_nouns: list[str] = ["操作", "步骤", "动作", "改动", "修改", "调整", "变更", "过程"]
+        #: Nouns that sum up a clause (an action, a state of affairs): a clause of the same
+        #: sentence before them is their antecedent ("agent 打算改做模拟可视化时该操作被取消").
+        action_nouns: list[str] = ["操作", "步骤", "动作", "改动", "修改", "调整", "变更", "过程", "问题", "情况",
+                                   "现象", "错误", "报错", "异常", "做法", "方案", "思路", "办法", "限制", "行为",
+                                   "结论", "结果"]
 
     # English demonstratives "that/those" are also conjunctions/relative pronouns
     # ("ensure that tests pass"); they point only after a preposition or verb of use.
@@ -518,6 +521,10 @@ def _named_after(text: str, pos: int, latin: bool) -> bool:
     rest = text[pos:pos + 60].lstrip()
     if not rest:
         return False
+    # A colon later in the sentence introduces the objects: "pass these options to uv sync:
+    # --frozen, --offline", "该错误：KeyError".
+    if _COLON_THEN_NAMES.match(text, pos) is not None:
+        return True
     if latin:
         token = rest.split(None, 1)[0].rstrip(",.;:!?")
         return bool(token) and (token[0] in "`'\"“(" or _NAME_INSIDE.search(token) is not None)
