@@ -844,7 +844,8 @@ class MethodUnsupportedBasis(_MethodRule):
         states and then asks, "Let's keep X. Can you …?", states.) (2) It
         states a basis (依据：…, 因为…, "basis: …",
         "because …"): do the source messages -- the user's words or the
-        assistant's argument beside them -- contain it? Support is measured
+        assistant's argument beside them (the assistant message just before
+        or after a cited user message counts, cited or not) -- contain it? Support is measured
         by overlap: Chinese character bigrams and characters, English word
         stems (paraphrase is allowed, invention is not). A failure
         downgrades the memory to work_fact.
@@ -938,7 +939,7 @@ class MethodUnsupportedBasis(_MethodRule):
         bases = stated_bases(content, v.folded)
         if not bases:
             return None
-        evidence = _evidence(ctx.sources(memory), ctx)
+        evidence = _evidence(_with_adjacent_argument(ctx.sources(memory), ctx), ctx)
         # support(ignore=meta) masks the meta words first; the mask runs only where one can be.
         meta = self._meta
         if meta is not None and self._may_mention_meta is not None and not self._may_mention_meta.search(v.folded):
@@ -994,6 +995,39 @@ def _per_message(ctx: Any, tag: str, message: Any, compute: Any) -> Any:
 def _asks_only(message: Any, ctx: Any) -> bool:
     """Does the message only ask (every sentence a question)?"""
     return _per_message(ctx, _ASKS_ONLY, message, _is_question)
+
+
+_POSITIONS = "memvet.rules.method.message-positions"
+
+
+def _with_adjacent_argument(sources: list[Any], ctx: Any) -> list[Any]:
+    """The sources plus the assistant message just before and just after each cited user message.
+
+    RULES.md M005: a basis is supported by the user's words "or the
+    assistant argument beside them" -- a model that cites the user's "ok,
+    do that" may take the reason from the proposal it answers, uncited.
+    (Per-message order is computed once per batch, on ``ctx.batch.memo``.)
+    """
+    batch = getattr(ctx, "batch", None)
+    messages = getattr(batch, "messages", None) if batch is not None else None
+    if not messages or not any(m.role == "user" for m in sources):
+        return sources
+    memo = batch.memo
+    positions = memo.get(_POSITIONS)
+    if positions is None:
+        positions = memo[_POSITIONS] = {id(m): k for k, m in enumerate(messages)}
+    out, seen = list(sources), {id(m) for m in sources}
+    for m in sources:
+        k = positions.get(id(m)) if m.role == "user" else None
+        if k is None:
+            continue
+        for j in (k - 1, k + 1):
+            if 0 <= j < len(messages):
+                beside = messages[j]
+                if beside.role == "assistant" and beside.sessionKey == m.sessionKey and id(beside) not in seen:
+                    out.append(beside)
+                    seen.add(id(beside))
+    return out
 
 
 def _evidence(sources: list[Any], ctx: Any = None) -> list[_text.SourceText]:
