@@ -11,10 +11,12 @@ Three ways a memory resolves its own demonstrative, looked for *before* it:
   file", a version number before 这些版本, an error name or code before
   该错误, a flag, key or identifier before "these options"; and for every
   noun, code in backticks, a quoted term or an identifier;
-* for nouns that sum up a clause -- an action (操作, 步骤, 改动) or a state
-  of affairs (问题, 情况, 现象, 方案) -- a clause of the same sentence before
-  it that describes it ("agent 打算改做模拟可视化时该操作被取消", "本地缺少
-  矢量地图，该问题导致 GT 无法生成").
+* for nouns that sum up a clause -- an action (操作, 步骤, 改动, "this
+  step") or a state of affairs (问题, 情况, 方案, "this approach") -- when
+  the demonstrative opens a clause and a clause comes before it ("agent
+  打算改做模拟可视化时该操作被取消", "本地缺少矢量地图，该问题导致 GT 无法生成",
+  "Run one test first. This approach isolates setup errors"); in object
+  position ("用户认可该方案") it sums up nothing the memory says.
 
 The noun classes are options of L002; the name shapes are patterns.
 """
@@ -67,7 +69,7 @@ def resolved_before(text: str, start: int, noun: str, *, forms: Mapping[str, Ite
     if _ANY_NAME.search(before):
         return True
     if key in {n.strip().lower() for n in action_nouns}:
-        return _clause_before_in_sentence(before)
+        return _opens_clause_after_one(before)
     return False
 
 
@@ -77,10 +79,20 @@ def _has_form(lowered: str, form: str) -> bool:
     return form in lowered
 
 
-def _clause_before_in_sentence(before: str) -> bool:
-    """At least a short clause (4 CJK characters or 3 words) in the same sentence, before the demonstrative."""
-    cut = 0
-    for m in _SENTENCE_END.finditer(before):
-        cut = m.end()
-    sentence = before[cut:]
-    return len(_CJK.findall(sentence)) >= 4 or len(re.findall(r"[A-Za-z]+", sentence)) >= 3
+#: What ends the clause before a demonstrative that opens the next one: punctuation, or a
+#: Chinese subordinator (…时 / …后 / …前 + 该操作).
+_CLAUSE_BOUNDARY = "，,；;。.!?！？：:、" + "时后前"
+
+
+def _opens_clause_after_one(before: str) -> bool:
+    """The demonstrative opens a clause, and a clause (4 CJK characters or 3 words) comes before it.
+
+    "本地缺少矢量地图，该问题导致…", "Run one test first. This approach isolates
+    setup errors": the noun sums up that clause. In object position ("用户认可
+    该方案") it sums up nothing the memory says.
+    """
+    tail = before.rstrip()
+    if not tail or tail[-1] not in _CLAUSE_BOUNDARY:
+        return False
+    earlier = tail[:-1]
+    return len(_CJK.findall(earlier)) >= 4 or len(re.findall(r"[A-Za-z]+", earlier)) >= 3

@@ -204,8 +204,10 @@ class ContextDependent(Rule):
         (``noun_kinds``: a path before 该文件, a version number before
         这些版本, an error name before 该错误, flags or keys before "these
         options"; for any noun, inline code, a quoted term or an
-        identifier), or, for a noun of an action (``action_nouns``: 该操作,
-        该步骤), a clause of the same sentence that describes the action.
+        identifier), or, for a noun that sums up a clause (``action_nouns``:
+        该操作, 该问题, "this approach"), a clause before it when the
+        demonstrative opens the next clause (not in object position: "用户认可
+        该方案" still leans on the chat).
         "and above" / "80% 以上" are not pointers; "the same chat" / 当前对话
         are (the conversation itself as the object).
 
@@ -349,11 +351,14 @@ class ContextDependent(Rule):
                        "setting", "settings", "field", "fields", "variable", "variables", "value", "values",
                        "config", "configuration"],
         }
-        #: Nouns that sum up a clause (an action, a state of affairs): a clause of the same
-        #: sentence before them is their antecedent ("agent 打算改做模拟可视化时该操作被取消").
+        #: Nouns that sum up a clause (an action, a state of affairs): opening a clause after
+        #: another one, they refer to it ("agent 打算改做模拟可视化时该操作被取消").
         action_nouns: list[str] = ["操作", "步骤", "动作", "改动", "修改", "调整", "变更", "过程", "问题", "情况",
                                    "现象", "错误", "报错", "异常", "做法", "方案", "思路", "办法", "限制", "行为",
-                                   "结论", "结果"]
+                                   "结论", "结果",
+                                   "approach", "step", "steps", "change", "changes", "issue", "problem",
+                                   "pattern", "behavior", "behaviour", "workaround", "fix", "setup", "order",
+                                   "situation", "limitation", "trick", "solution"]
 
     # English demonstratives "that/those" are also conjunctions/relative pronouns
     # ("ensure that tests pass"); they point only after a preposition or verb of use.
