@@ -129,3 +129,36 @@ def has_scope(text: str, scope_words: re.Pattern[str] | None) -> bool:
     if scope_words is not None and scope_words.search(text):
         return True
     return _ZH_CONDITION.search(text) is not None
+
+
+# --- Chinese imperatives -----------------------------------------------------------------
+
+#: Where a Chinese clause starts for an imperative: the text start, a sentence end or a
+#: colon, or right after a leading "…时 / …后 / …前" clause (重命名文件时用 git mv).
+_ZH_CLAUSE_START = re.compile(r"(?:^|[。；;：:！？!?\n])\s*(?:[^，,。；;：:！？!?\n]{1,40}?(?:时|之后|之前|后|前)[，,]?\s*)?")
+#: A procedure: 先 … 再 / 然后 (without 了, which narrates what was done).
+_ZH_CLAUSE_END = re.compile(r"[，,。；;！？!?\n]")
+_ZH_PROCEDURE = re.compile(r"先[^。；;！？!?\n了]{1,60}?(?:再|然后|之后再|随后)")
+
+
+def zh_imperative(text: str, verbs: Iterable[str], not_verbs: Iterable[str]) -> bool:
+    """Does a Chinese clause open with an imperative verb (使用/把/先/运行…), or state a 先…再 procedure?
+
+    ``not_verbs`` are compounds that start like a verb but are nouns or
+    adverbs (用户, 用于, 将来, 先前): a clause that opens with one is not an
+    imperative.
+    """
+    if _ZH_PROCEDURE.search(text):
+        return True
+    verbs = [v.strip() for v in verbs if v.strip()]
+    not_verbs = [w.strip() for w in not_verbs if w.strip()]
+    if not verbs:
+        return False
+    for m in _ZH_CLAUSE_START.finditer(text):
+        for pos in {m.start(), m.end()}:  # the clause itself, or its main clause after a 时-clause
+            rest = text[pos:].lstrip()
+            if any(rest.startswith(v) for v in verbs) and not any(rest.startswith(w) for w in not_verbs):
+                # 了 in the clause narrates what was done ("先查了日志"), an order never has it.
+                if "了" not in _ZH_CLAUSE_END.split(rest, 1)[0]:
+                    return True
+    return False

@@ -103,6 +103,18 @@ NOUN_VERBS = [
     "decode", "unlock", "edit", "print", "install",
 ]
 
+#: Chinese verbs that open an imperative clause (no subject, no modal): "重命名文件时用 git mv".
+ZH_IMPERATIVES = [
+    "使用", "用", "改用", "换用", "采用", "沿用", "把", "将", "先", "运行", "执行", "跑", "保持", "保留", "删除",
+    "删掉", "去掉", "移除", "遵循", "遵守", "按照", "参照", "参考", "查看", "检查", "确认", "核对", "核实",
+    "加上", "添加", "设置", "设为", "写明", "写入", "放在", "放到", "提交", "重启", "重建", "对齐", "只用",
+    "只在", "仅在", "注明", "标注", "列出", "逐项", "改为", "改成", "交给", "询问", "告知", "说明",
+]
+
+#: Compounds that start like one of ZH_IMPERATIVES but are nouns or adverbs.
+ZH_NOT_IMPERATIVES = ["用户", "用于", "用法", "用例", "用量", "用途", "将来", "将近", "先前", "先后", "把关",
+                      "运行时", "执行器", "提交记录", "说明书", "说明文档"]
+
 #: Attribution of a position to the user: the "用户主张 + rule" form that
 #: passes the normative test and that M005 checks against the sources.
 USER_POSITION = [
@@ -236,7 +248,10 @@ class MethodNotNormative(_MethodRule):
           "When/Before/If …," clause and an adverb of order ("first run one
           test, then widen"). Verbs that are nouns as often (``noun_verbs``:
           commit, test, update) count only with an object right after them,
-          so "Commit messages follow …" is a description;
+          so "Commit messages follow …" is a description. In Chinese a
+          clause that opens with a verb (``zh_imperatives``: 使用/把/先/运行…,
+          also after a leading "…时" clause) or a 先…再 procedure
+          (without 了, which narrates) is an imperative;
         * a rule label: the content opens with a short noun phrase whose
           head is a norm noun, then a colon ("Markdown conventions: …",
           "Release workflow: …", "命名规范：…", "User preference: …"); a
@@ -315,6 +330,11 @@ class MethodNotNormative(_MethodRule):
         {"content": "用户偏好：每一步收尾时删除测试脚本和测试文档，只保留核心代码。", "type": "work_method", "priority": 80,
          "metadata": {"scope": "self", "method_type": "constraint"}}
         ```
+        user: 重命名用 git mv，别用 mv
+        ```json
+        {"content": "重命名受版本控制的文件时用 git mv，保留文件历史。", "type": "work_method", "priority": 80,
+         "metadata": {"scope": "self", "method_type": "constraint"}}
+        ```
     """
 
     code = "M001"
@@ -331,6 +351,8 @@ class MethodNotNormative(_MethodRule):
         rule_scope: list[str] = RULE_SCOPE
         rule_labels: list[str] = RULE_LABELS
         user_labels: list[str] = USER_LABELS
+        zh_imperatives: list[str] = ZH_IMPERATIVES
+        zh_not_imperatives: list[str] = ZH_NOT_IMPERATIVES
 
     def __init__(self, options: Any = None):
         super().__init__(options)
@@ -358,7 +380,10 @@ class MethodNotNormative(_MethodRule):
                 "condition); this one only describes, so it is downgraded to work_fact")
 
     def _has_rule_form(self, content: str, ctx: Any) -> bool:
-        """A rule label ("Release workflow: …", "用户偏好：…") or a user wish with a scope."""
+        """A Chinese imperative, a rule label ("Release workflow: …", "用户偏好：…") or a user wish with a scope."""
+        if _HAS_CJK.search(content) and _normform.zh_imperative(
+                content, self.options.zh_imperatives, self.options.zh_not_imperatives):
+            return True
         if ":" in content or "：" in content:
             if _normform.rule_label(content, self.options.rule_labels, self.options.user_labels) is not None:
                 return True
@@ -392,6 +417,9 @@ class MethodNotNormative(_MethodRule):
                 return True
         return (self._positions is not None and self._may_attribute.hit(v)
                 and self._positions.search(content) is not None)
+
+
+_HAS_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 # --- M002 -------------------------------------------------------------------------
