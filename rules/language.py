@@ -355,10 +355,13 @@ class ContextDependent(Rule):
         #: another one, they refer to it ("agent 打算改做模拟可视化时该操作被取消").
         action_nouns: list[str] = ["操作", "步骤", "动作", "改动", "修改", "调整", "变更", "过程", "问题", "情况",
                                    "现象", "错误", "报错", "异常", "做法", "方案", "思路", "办法", "限制", "行为",
-                                   "结论", "结果",
+                                   "结论", "结果", "流程", "顺序", "规则", "约定", "原则", "策略", "设计", "机制",
+                                   "写法", "模式",
                                    "approach", "step", "steps", "change", "changes", "issue", "problem",
                                    "pattern", "behavior", "behaviour", "workaround", "fix", "setup", "order",
-                                   "situation", "limitation", "trick", "solution"]
+                                   "situation", "limitation", "trick", "solution", "process", "procedure",
+                                   "rule", "convention", "strategy", "design", "mechanism", "sequence",
+                                   "workflow"]
 
     # English demonstratives "that/those" are also conjunctions/relative pronouns
     # ("ensure that tests pass"); they point only after a preposition or verb of use.
