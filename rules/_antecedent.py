@@ -9,7 +9,8 @@ Three ways a memory resolves its own demonstrative, looked for *before* it:
   (每一步 … 该步骤, "steps" … 这些步骤), from the ``noun_forms`` option;
 * a name of the noun's kind: a path or file name before 该文件 / "this
   file", a version number before 这些版本, an error name or code before
-  该错误, a flag, key or identifier before "these options"; and for every
+  该错误, a flag, key or identifier before "these options", a number before
+  "these values"; and for every
   noun, code in backticks, a quoted term or an identifier;
 * for nouns that sum up a clause -- an action (操作, 步骤, 改动, "this
   step") or a state of affairs (问题, 情况, 方案, "this approach") -- when
@@ -36,6 +37,8 @@ _ERROR_NAME = re.compile(r"\b\w*(?:Error|Exception|Warning|Failure|Fault)\b|\bE[
                          r"|(?i:\b(?:exit|status|code|signal)\s*(?:code\s*)?\d+)")
 _OPTION_NAME = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*|\b\w+=\S+|\b[a-z][a-z0-9]*_[a-z0-9_]+\b"
                           r"|\b[a-z]+[A-Z]\w*\b|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
+#: A value: a number (with a unit), or what names an option.
+_VALUE = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?|" + _OPTION_NAME.pattern)
 #: For every noun: inline code, a quoted term, an identifier (snake_case, camelCase, dotted).
 _ANY_NAME = re.compile(r"`[^`\n]+`|“[^”\n]+”|「[^」\n]+」|『[^』\n]+』|《[^》\n]+》|\"[^\"\n]+\""
                        r"|\b[A-Za-z]\w*_\w+\b|\b[a-z]+[A-Z]\w*\b|\b\w+\.\w+(?:\.\w+)*\(?")
@@ -44,7 +47,8 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def _kind_pattern(noun: str, kinds: Mapping[str, Iterable[str]]) -> re.Pattern[str] | None:
-    shapes = {"file": _FILE_NAME, "version": _VERSION, "error": _ERROR_NAME, "option": _OPTION_NAME}
+    shapes = {"file": _FILE_NAME, "version": _VERSION, "error": _ERROR_NAME, "option": _OPTION_NAME,
+              "value": _VALUE}
     for kind, nouns in kinds.items():
         if noun in {n.strip().lower() for n in nouns}:
             return shapes.get(kind)

@@ -136,9 +136,9 @@ def has_scope(text: str, scope_words: re.Pattern[str] | None) -> bool:
 #: Where a Chinese clause starts for an imperative: the text start, a sentence end or a
 #: colon, or right after a leading "…时 / …后 / …前" clause (重命名文件时用 git mv).
 _ZH_CLAUSE_START = re.compile(r"(?:^|[。；;：:！？!?\n])\s*(?:[^，,。；;：:！？!?\n]{1,40}?(?:时|之后|之前|后|前)[，,]?\s*)?")
-#: A procedure: 先 … 再 / 然后 (without 了, which narrates what was done).
+#: A procedure: 先 … 再 / 然后, or … 后再 (without 了, which narrates what was done).
 _ZH_CLAUSE_END = re.compile(r"[，,。；;！？!?\n]")
-_ZH_PROCEDURE = re.compile(r"先[^。；;！？!?\n了]{1,60}?(?:再|然后|之后再|随后)")
+_ZH_PROCEDURE = re.compile(r"先[^。；;！？!?\n了]{1,60}?(?:再|然后|之后再|随后)|[^。；;！？!?\n了]{2,60}?(?:后再|之后再|然后再)")
 
 
 def zh_imperative(text: str, verbs: Iterable[str], not_verbs: Iterable[str]) -> bool:
@@ -148,8 +148,12 @@ def zh_imperative(text: str, verbs: Iterable[str], not_verbs: Iterable[str]) -> 
     adverbs (用户, 用于, 将来, 先前): a clause that opens with one is not an
     imperative.
     """
-    if _ZH_PROCEDURE.search(text):
-        return True
+    for m in _ZH_PROCEDURE.finditer(text):
+        # The whole sentence, not only the match, must be free of 了 ("查了代码后再改").
+        start = max(text.rfind(end, 0, m.start()) for end in "。；;！？!?\n") + 1
+        stop = min([i for i in (text.find(end, m.end()) for end in "。；;！？!?\n") if i >= 0] or [len(text)])
+        if "了" not in text[start:stop]:
+            return True
     verbs = [v.strip() for v in verbs if v.strip()]
     not_verbs = [w.strip() for w in not_verbs if w.strip()]
     if not verbs:

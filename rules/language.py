@@ -347,9 +347,9 @@ class ContextDependent(Rule):
                      "modules", "directory", "path", "document", "documents", "doc", "docs"],
             "version": ["版本", "version", "versions"],
             "error": ["错误", "报错", "异常", "error", "errors", "exception", "bug", "bugs"],
-            "option": ["选项", "参数", "开关", "配置", "字段", "变量", "值", "option", "options", "flag", "flags",
-                       "setting", "settings", "field", "fields", "variable", "variables", "value", "values",
-                       "config", "configuration"],
+            "option": ["选项", "参数", "开关", "配置", "字段", "变量", "option", "options", "flag", "flags",
+                       "setting", "settings", "field", "fields", "variable", "variables", "config", "configuration"],
+            "value": ["值", "数值", "取值", "value", "values", "number", "numbers", "limit", "limits"],
         }
         #: Nouns that sum up a clause (an action, a state of affairs): opening a clause after
         #: another one, they refer to it ("agent 打算改做模拟可视化时该操作被取消").

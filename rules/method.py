@@ -100,7 +100,7 @@ NOUN_VERBS = [
     "read", "open", "close", "clean", "clear", "stage", "drop", "select", "place", "leave", "catch", "guard",
     "wrap", "pad", "scan", "spawn", "archive", "prefix", "inline", "split", "reset", "restore", "mount", "debug",
     "lint", "compile", "reply", "escape", "sync", "insert", "deploy", "upload", "download", "refresh", "encode",
-    "decode", "unlock", "edit", "print", "install",
+    "decode", "unlock", "edit", "print", "install", "free", "dispose", "flush", "throttle", "debounce",
 ]
 
 #: Chinese verbs that open an imperative clause (no subject, no modal): "重命名文件时用 git mv".
@@ -109,6 +109,8 @@ ZH_IMPERATIVES = [
     "删掉", "去掉", "移除", "遵循", "遵守", "按照", "参照", "参考", "查看", "检查", "确认", "核对", "核实",
     "加上", "添加", "设置", "设为", "写明", "写入", "放在", "放到", "提交", "重启", "重建", "对齐", "只用",
     "只在", "仅在", "注明", "标注", "列出", "逐项", "改为", "改成", "交给", "询问", "告知", "说明",
+    "读取", "阅读", "查阅", "搜索", "查找", "调用", "启动", "关闭", "打开", "安装", "升级", "降级", "回滚",
+    "固定", "锁定", "拆分", "重命名", "新建", "替换", "补充", "编写", "验证", "对比", "比较", "等待",
 ]
 
 #: Compounds that start like one of ZH_IMPERATIVES but are nouns or adverbs.
