@@ -41,7 +41,7 @@ _OPTION_NAME = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*|\b\w+=\S+|\b[a-z][a-z0-9
 _VALUE = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?|" + _OPTION_NAME.pattern)
 #: For every noun: inline code, a quoted term, an identifier (snake_case, camelCase, dotted).
 _ANY_NAME = re.compile(r"`[^`\n]+`|“[^”\n]+”|「[^」\n]+」|『[^』\n]+』|《[^》\n]+》|\"[^\"\n]+\""
-                       r"|\b[A-Za-z]\w*_\w+\b|\b[a-z]+[A-Z]\w*\b|\b\w+\.\w+(?:\.\w+)*\(?")
+                       r"|\b[A-Za-z]\w*_\w+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Za-z_]\w*\.\w+(?:\.\w+)*\(?")
 _SENTENCE_END = re.compile(r"[。！？!?；;\n]|\.(?=\s)")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 

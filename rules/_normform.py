@@ -31,7 +31,7 @@ from memvet.rules import lexicon
 
 #: Where a clause starts: the text start, or after a sentence end, a colon, a
 #: semicolon, a dash or an arrow (steps of a sequence: "bump → tag → push").
-_CLAUSE_START = r"(?:^|(?<=[.;:!?。；：！？\n—–→])\s*|(?<=\s[-–—>])\s*)"
+_CLAUSE_START = r"(?:^|(?<=[.;:!?。；：！？\n—–→])\s*|(?<=->)\s*|(?<=\s[-–—])\s*)"
 #: A leading condition before the main clause: "When selectors find nothing, read …".
 _LEAD = (r"(?:(?:when|whenever|before|after|if|once|while|for|in|until|unless|during|on)\b"
          r"[^,.;:!?\n]{1,100},\s*)?")
