@@ -18,9 +18,9 @@ import re
 from typing import Any, Iterable, Iterator
 
 from memvet.rule import Finding, Rule, RuleOptions
-from memvet.rules._wordmatch import WordFilter, literal_trie, option_matcher, text_facts
 from memvet.rules._antecedent import resolved_before
 from memvet.rules._langdetect import TextScreen, dominant_language, language_of, measure
+from memvet.rules._wordmatch import WordFilter, literal_trie, option_matcher, text_facts
 
 BAR = "｜"
 # Bars a model types instead of the full-width one: ASCII, box drawing, CJK stroke, divides, broken bar.

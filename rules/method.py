@@ -138,9 +138,9 @@ USER_WISH = [
 ]
 
 #: Conditions and quantifiers that give a wish a scope beyond one occasion
-#: (Chinese "…时，/…前，/…后，" clauses are recognised by their structure).
+#: (Chinese 当…时 and "…时，/…前，/…后，" clauses are recognised by their structure).
 RULE_SCOPE = [
-    "当", "每次", "每当", "每个", "每一", "每完成", "凡", "凡是", "所有", "任何", "一律", "始终", "总是", "遇到", "如果",
+    "每次", "每当", "每个", "每一", "每完成", "凡", "凡是", "所有", "任何", "一律", "始终", "总是", "遇到", "如果",
     "若", "一旦", "只要", "以后", "今后",
     "when", "whenever", "before", "after", "if", "once", "every", "each", "all", "any", "always", "never",
     "unless", "until", "from now on", "going forward",
@@ -157,6 +157,7 @@ RULE_LABELS = [
 
 #: Heads accepted only in a label the user owns ("User's approach when …:", "用户的做法：").
 USER_LABELS = ["approach", "method", "way", "routine", "setup", "process", "做法", "方式", "方法", "套路"]
+
 
 class MethodOptions(RuleOptions):
     """Nothing shared by default; subclasses add their word lists."""
