@@ -18,8 +18,9 @@ import re
 from typing import Any, Iterable, Iterator
 
 from memvet.rule import Finding, Rule, RuleOptions
-from memvet.rules._wordmatch import WordFilter, literal_trie, option_matcher, text_facts
+from memvet.rules._antecedent import resolved_before
 from memvet.rules._langdetect import TextScreen, dominant_language, language_of, measure
+from memvet.rules._wordmatch import WordFilter, literal_trie, option_matcher, text_facts
 
 BAR = "｜"
 # Bars a model types instead of the full-width one: ASCII, box drawing, CJK stroke, divides, broken bar.
@@ -172,6 +173,7 @@ _EN_NAME = re.compile(r"[`'\"“(]|[A-Z]|\S*[0-9_./:#@]\S")
 _NAME_INSIDE = re.compile(r"[0-9_/.:#@]")
 _CLAUSE_END = re.compile(r"[，,；;。.!?！？：:\n]")
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_COLON_THEN_NAMES = re.compile(r"[^。！？!?；;\n:：]{0,40}[:：]\s*(?:[`'\"“「(（-]|[^\s。！？!?，,]*[A-Z0-9_./])")
 
 
 class ContextDependent(Rule):
@@ -194,10 +196,20 @@ class ContextDependent(Rule):
         A demonstrative is fine when the object is named anyway: a name
         right after it or after the noun ("这个 `retry()` 函数", "this file
         (src/app.py)"), a term or quotation right before it ("“改了配置不生效”
-        这类问题", "Redis 这个组件"), the same noun earlier in the content
-        (anaphora inside the text), or a noun of the project's own scope
-        (这个仓库, "this repository"). "and above" / "80% 以上" are not
-        pointers.
+        这类问题", "Redis 这个组件"), or a noun of the project's own scope
+        (这个仓库, "this repository"). It is also fine when the memory
+        itself resolves it -- anaphora inside the text, looked for before
+        the demonstrative: the same noun or another form of it
+        (``noun_forms``: 每一步 … 该步骤), a name of the noun's kind
+        (``noun_kinds``: a path before 该文件, a version number before
+        这些版本, an error name before 该错误, flags or keys before "these
+        options"; for any noun, inline code, a quoted term or an
+        identifier), or, for a noun that sums up a clause (``action_nouns``:
+        该操作, 该问题, "this approach"), a clause before it when the
+        demonstrative opens the next clause (not in object position: "用户认可
+        该方案" still leans on the chat).
+        "and above" / "80% 以上" are not pointers; "the same chat" / 当前对话
+        are (the conversation itself as the object).
 
     Why is this bad?
         A memory is recalled weeks later, in another conversation: "那个定时
@@ -220,6 +232,16 @@ class ContextDependent(Rule):
         {"content": "This file is generated and must never be edited by hand.", "type": "work_fact", "priority": 80}
         ```
 
+        user: key 过期后那个接口就 500
+        ```json
+        {"content": "Redis 里的 key 过期后该接口返回 500。", "type": "work_fact", "priority": 80}
+        ```
+
+        assistant: I recommend staying in this chat for Phase 2.
+        ```json
+        {"content": "Stay in the same chat for Phase 2 to keep the richer context.", "type": "work_fact", "priority": 80}
+        ```
+
     Use instead:
         user: 刚才那个迁移脚本在 MySQL 5.7 上会失败
         ```json
@@ -234,6 +256,22 @@ class ContextDependent(Rule):
         user: 遇到改了配置不生效这类问题，先核对镜像 digest
         ```json
         {"content": "遇到“改了配置不生效”这类问题时，应先核对运行中容器的镜像 digest。", "type": "work_method", "priority": 80}
+        ```
+
+        user: 测试脚本和测试文档都不需要，完成后删掉
+        ```json
+        {"content": "每一步收尾时应删除测试脚本和测试文档，只保留核心代码和该步骤的说明文档。", "type": "work_method", "priority": 80}
+        ```
+
+        user: scripts/gen.py 是生成的，别手改
+        ```json
+        {"content": "scripts/gen.py 由 CI 生成，该文件不要手动修改。", "type": "work_fact", "priority": 80}
+        ```
+
+        user: always pass --frozen and --offline
+        ```json
+        {"content": "Pass --frozen and --offline to uv sync in CI; these options keep CI from resolving dependencies again.",
+         "type": "work_method", "priority": 80}
         ```
     """
 
@@ -258,6 +296,10 @@ class ContextDependent(Rule):
             "in this conversation", "in this chat", "in this thread", "the previous message",
             "the previous answer", "the previous suggestion", "the previous approach", "the previous one",
             "the same as before", "same as before", "like before", "just now", "the one above", "as above",
+            # the conversation itself as the object ("stay in the same chat")
+            "the same chat", "the same conversation", "the same thread", "this chat", "this conversation",
+            "the current chat", "the current conversation", "当前对话", "本次对话", "这个对话", "同一个对话",
+            "同一对话", "当前会话", "这个会话", "同一个会话",
         ]
         leading_refs: list[str] = ["上述", "前述", "以上方案", "以上步骤", "以上问题", "以上内容", "以上结论",
                                    "the above", "above-mentioned", "aforementioned", "the foregoing"]
@@ -287,6 +329,39 @@ class ContextDependent(Rule):
         ]
         self_scope_nouns: list[str] = ["仓库", "项目", "代码库", "团队", "工程", "repo", "repository", "project",
                                        "codebase", "team", "workspace", "monorepo"]
+        #: Other forms of a generic noun that, earlier in the content, are its antecedent
+        #: (每一步 … 该步骤; "the steps" … 这些步骤).
+        noun_forms: dict[str, list[str]] = {
+            "步骤": ["步", "step"], "错误": ["错", "error", "exception"], "报错": ["错误", "error"],
+            "异常": ["exception", "error"], "文件": ["file"], "版本": ["version", "release"], "命令": ["command"],
+            "脚本": ["script"], "函数": ["function"], "接口": ["api", "endpoint"], "选项": ["option", "flag"],
+            "参数": ["option", "argument", "parameter", "flag"], "配置": ["config", "setting"],
+            "step": ["步"], "steps": ["步", "step"], "error": ["错误", "报错"], "errors": ["error"],
+            "file": ["文件"], "files": ["file"], "version": ["版本"], "versions": ["version", "版本"],
+            "option": ["选项", "flag"], "options": ["option", "flag", "选项"],
+        }
+        #: Generic nouns by the kind of name that, earlier in the content, resolves them
+        #: (a path before 该文件, a version number before 这些版本, an error name before 该错误).
+        noun_kinds: dict[str, list[str]] = {
+            "file": ["文件", "脚本", "模块", "目录", "路径", "文档", "file", "files", "script", "scripts", "module",
+                     "modules", "directory", "path", "document", "documents", "doc", "docs"],
+            "version": ["版本", "version", "versions"],
+            "error": ["错误", "报错", "异常", "error", "errors", "exception", "bug", "bugs"],
+            "option": ["选项", "参数", "开关", "配置", "字段", "变量", "option", "options", "flag", "flags",
+                       "setting", "settings", "field", "fields", "variable", "variables", "config", "configuration"],
+            "value": ["值", "数值", "取值", "value", "values", "number", "numbers", "limit", "limits"],
+        }
+        #: Nouns that sum up a clause (an action, a state of affairs): opening a clause after
+        #: another one, they refer to it ("agent 打算改做模拟可视化时该操作被取消").
+        action_nouns: list[str] = ["操作", "步骤", "动作", "改动", "修改", "调整", "变更", "过程", "问题", "情况",
+                                   "现象", "错误", "报错", "异常", "做法", "方案", "思路", "办法", "限制", "行为",
+                                   "结论", "结果", "流程", "顺序", "规则", "约定", "原则", "策略", "设计", "机制",
+                                   "写法", "模式",
+                                   "approach", "step", "steps", "change", "changes", "issue", "problem",
+                                   "pattern", "behavior", "behaviour", "workaround", "fix", "setup", "order",
+                                   "situation", "limitation", "trick", "solution", "process", "procedure",
+                                   "rule", "convention", "strategy", "design", "mechanism", "sequence",
+                                   "workflow"]
 
     # English demonstratives "that/those" are also conjunctions/relative pronouns
     # ("ensure that tests pass"); they point only after a preposition or verb of use.
@@ -378,6 +453,11 @@ class ContextDependent(Rule):
             # The noun already appeared earlier in the content: anaphora inside the text.
             if len(lowered) == len(text) and lowered.find(lowered[noun_start:noun_end], 0, start) >= 0:
                 continue
+            # Another form of the noun, a name of its kind or (for an action) a clause before it.
+            o = self.options
+            if resolved_before(text, start, text[noun_start:noun_end], forms=o.noun_forms, kinds=o.noun_kinds,
+                               action_nouns=o.action_nouns):
+                continue
             return text[start:noun_end]
         return None
 
@@ -449,6 +529,10 @@ def _named_after(text: str, pos: int, latin: bool) -> bool:
     rest = text[pos:pos + 60].lstrip()
     if not rest:
         return False
+    # A colon later in the sentence introduces the objects: "pass these options to uv sync:
+    # --frozen, --offline", "该错误：KeyError".
+    if _COLON_THEN_NAMES.match(text, pos) is not None:
+        return True
     if latin:
         token = rest.split(None, 1)[0].rstrip(",.;:!?")
         return bool(token) and (token[0] in "`'\"“(" or _NAME_INSIDE.search(token) is not None)
@@ -542,7 +626,9 @@ class SceneNameActivity(Rule):
         Looks at the topic side of the label for what is true only today:
 
         * ``leading_activities`` at the start of the topic (排查…, 修复…,
-          调试…, "fixing …", "debug …", "looking into …");
+          调试…, "fixing …", "debug …", "looking into …", and gerunds of a
+          change being made: "Renaming plan files", "Reorganizing exports";
+          gerunds that name a domain, "Caching strategy", are not listed);
         * ``chained_activities`` anywhere: a second action joined on
           (…并修复…, "… and fix …");
         * ``statuses`` (已完成, 进行中, 待处理, done, WIP, in progress);
@@ -571,6 +657,12 @@ class SceneNameActivity(Rule):
          "memories": [{"content": "The login endpoint times out after 30 seconds.", "type": "work_fact", "priority": 80}]}
         ```
 
+        user: rename the old plan files
+        ```json
+        {"new_scene_name": "polychrome.p5｜Renaming plan files", "new_scene_reason": "No pool scene covers plan files.",
+         "memories": [{"content": "Plan files start with a numeric prefix and a dot.", "type": "work_fact", "priority": 80}]}
+        ```
+
     Use instead:
         user: 企业端盖章一直失败，查一下重试逻辑
         ```json
@@ -582,6 +674,12 @@ class SceneNameActivity(Rule):
         ```json
         {"new_scene_name": "Billing API｜login timeout", "new_scene_reason": "No pool scene covers the login timeout.",
          "memories": [{"content": "The login endpoint times out after 30 seconds.", "type": "work_fact", "priority": 80}]}
+        ```
+
+        user: what is the caching strategy?
+        ```json
+        {"new_scene_name": "billing｜Caching strategy", "new_scene_reason": "No pool scene covers caching.",
+         "memories": [{"content": "Invoices are cached for 60 seconds.", "type": "work_fact", "priority": 80}]}
         ```
     """
 
@@ -597,6 +695,12 @@ class SceneNameActivity(Rule):
             "fix", "fixing", "debug", "debugging", "investigate", "investigating", "troubleshoot",
             "troubleshooting", "look into", "looking into", "working on", "work on", "try", "trying",
             "resolve", "resolving", "diagnose", "diagnosing", "chasing", "handle", "handling",
+            # gerunds of a change being made: they name today's work ("Renaming plan files"), whereas
+            # gerunds that name a domain ("Caching strategy", "Logging format") are not listed
+            "renaming", "reorganizing", "reorganising", "restructuring", "refactoring", "migrating", "updating",
+            "upgrading", "adding", "removing", "deleting", "implementing", "creating", "setting up",
+            "cleaning up", "moving", "converting", "rewriting", "replacing", "porting", "bumping", "splitting",
+            "documenting", "improving", "optimizing", "optimising", "reviewing",
         ]
         chained_activities: list[str] = [
             "并修复", "并排查", "并调试", "并解决", "并处理", "并验证", "并上线", "并提交", "然后修复", "再修复",

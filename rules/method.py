@@ -42,7 +42,7 @@ import re
 from typing import Any, Iterable
 
 from memvet.rule import Finding, Rule, RuleOptions
-from memvet.rules import _text, _wordmatch, lexicon
+from memvet.rules import _normform, _text, _wordmatch, lexicon
 
 METHOD, FACT = "work_method", "work_fact"
 METHOD_ONLY_METADATA = ("scope", "method_type")
@@ -67,23 +67,96 @@ NOT_NORMATIVE = [
     "要素", "要点", "纪要", "不要紧", "要不然", "将要", "快要", "要求的", "需要时", "要不要",
 ]
 
-#: English sentence openers that make an imperative (a rule without a modal).
+#: English verbs that open an imperative clause (a rule without a modal),
+#: wherever a clause starts (see :mod:`memvet.rules._normform`).
 IMPERATIVES = [
     "use", "set", "run", "keep", "put", "pin", "add", "check", "write", "treat", "prefer", "avoid", "never",
     "always", "don't", "do not", "make sure", "ensure", "verify", "rebuild", "restart", "be", "follow", "do",
     "make", "choose", "consider", "validate", "handle", "include", "exclude", "remove", "delete", "create",
     "retry", "bump", "upgrade", "measure", "think", "look", "give", "take", "try", "stick to", "go with",
+    # verbs that are rarely the first word of a descriptive sentence
+    "rename", "move", "delimit", "refactor", "replace", "rewrite", "reuse", "rerun", "re-run", "reinstall",
+    "revert", "rebase", "squash", "inspect", "grep", "compare", "confirm", "ask", "tell", "explain",
+    "describe", "mention", "cite", "skip", "ignore", "disable", "enable", "sanitize", "sanitise", "normalize",
+    "normalise", "parse", "convert", "declare", "define", "annotate", "save", "stay", "wait", "raise", "throw",
+    "purge", "prune", "pick", "fetch", "uninstall", "configure", "register", "kill", "reload", "recompile",
+    "isolate", "reproduce", "narrow", "widen", "bisect", "extract", "combine", "append", "prepend", "attach",
+    "redirect", "summarise", "summarize", "publish", "paste", "align", "adhere", "apply", "adopt", "fall back",
+    "escalate", "notify", "roll back", "indent", "parenthesize", "parenthesise", "separate", "provide",
+    "specify", "prevent", "protect", "assert", "expect", "assume", "reject", "accept", "approve",
+    "double-check", "iterate", "execute", "invoke", "launch", "allocate", "reserve", "truncate", "back up",
+    "migrate", "downgrade", "regenerate", "generate", "scaffold", "bootstrap", "initialize", "initialise",
+    "set up", "tear down", "clean up", "keep to", "write down", "delegate", "defer", "postpone",
 ]
+
+#: Verbs that are nouns as often ("Commit messages follow ...", "Test files
+#: live in test/"): an imperative only with an object right after them.
+NOUN_VERBS = [
+    "test", "commit", "update", "change", "fix", "build", "release", "log", "list", "record", "tag", "push",
+    "merge", "name", "import", "export", "format", "document", "comment", "review", "report", "cache", "query",
+    "mock", "patch", "search", "sort", "filter", "map", "type", "call", "return", "store", "load", "lock",
+    "note", "plan", "start", "stop", "group", "order", "match", "limit", "copy", "link", "track", "label",
+    "trace", "profile", "process", "batch", "request", "answer", "pass", "ship", "mark", "point", "route",
+    "read", "open", "close", "clean", "clear", "stage", "drop", "select", "place", "leave", "catch", "guard",
+    "wrap", "pad", "scan", "spawn", "archive", "prefix", "inline", "split", "reset", "restore", "mount", "debug",
+    "lint", "compile", "reply", "escape", "sync", "insert", "deploy", "upload", "download", "refresh", "encode",
+    "decode", "unlock", "edit", "print", "install", "free", "dispose", "flush", "throttle", "debounce",
+]
+
+#: Chinese verbs that open an imperative clause (no subject, no modal): "重命名文件时用 git mv".
+ZH_IMPERATIVES = [
+    "使用", "用", "改用", "换用", "采用", "沿用", "把", "将", "先", "运行", "执行", "跑", "保持", "保留", "删除",
+    "删掉", "去掉", "移除", "遵循", "遵守", "按照", "参照", "参考", "查看", "检查", "确认", "核对", "核实",
+    "加上", "添加", "设置", "设为", "写明", "写入", "放在", "放到", "提交", "重启", "重建", "对齐", "只用",
+    "只在", "仅在", "注明", "标注", "列出", "逐项", "改为", "改成", "交给", "询问", "告知", "说明",
+    "读取", "阅读", "查阅", "搜索", "查找", "调用", "启动", "关闭", "打开", "安装", "升级", "降级", "回滚",
+    "固定", "锁定", "拆分", "重命名", "新建", "替换", "补充", "编写", "验证", "对比", "比较", "等待",
+]
+
+#: Compounds that start like one of ZH_IMPERATIVES but are nouns or adverbs.
+ZH_NOT_IMPERATIVES = ["用户", "用于", "用法", "用例", "用量", "用途", "将来", "将近", "先前", "先后", "把关",
+                      "运行时", "执行器", "提交记录", "说明书", "说明文档"]
 
 #: Attribution of a position to the user: the "用户主张 + rule" form that
 #: passes the normative test and that M005 checks against the sources.
 USER_POSITION = [
     "用户主张", "用户习惯", "用户偏好", "用户规定", "用户要求", "用户坚持", "用户认为", "用户倾向", "用户约定",
-    "用户的习惯", "用户的偏好", "用户一贯", "用户希望",
-    "user holds", "user insists", "user prefers", "user wants", "user requires", "user believes",
+    "用户的习惯", "用户的偏好", "用户一贯",
+    "user holds", "user insists", "user prefers", "user requires", "user believes",
     "user's preference", "user's habit", "user's convention", "user's rule", "the user's position",
-    "user likes", "user expects", "user favours", "user favors",
+    "user preference", "user's practice", "user practice", "user convention", "user rule", "user habit",
+    "user favours", "user favors",
 ]
+
+#: A wish of the user: M005 checks it like a position, but M001 takes it for
+#: a rule only with a scope (a condition or a quantifier): "User wants
+#: concise changes" is one request, "Before a larger feature, the user wants
+#: a plan first" is a rule.
+USER_WISH = [
+    "用户希望", "用户想要", "用户期望", "用户喜欢",
+    "user wants", "user likes", "user expects", "user would like", "user asks for",
+]
+
+#: Conditions and quantifiers that give a wish a scope beyond one occasion
+#: (Chinese 当…时 and "…时，/…前，/…后，" clauses are recognised by their structure).
+RULE_SCOPE = [
+    "每次", "每当", "每个", "每一", "每完成", "凡", "凡是", "所有", "任何", "一律", "始终", "总是", "遇到", "如果",
+    "若", "一旦", "只要", "以后", "今后",
+    "when", "whenever", "before", "after", "if", "once", "every", "each", "all", "any", "always", "never",
+    "unless", "until", "from now on", "going forward",
+]
+
+#: Head nouns of a rule label ("Markdown conventions: …", "命名规范：…").
+RULE_LABELS = [
+    "convention", "conventions", "rule", "rules", "guideline", "guidelines", "policy", "policies", "workflow",
+    "workflows", "procedure", "procedures", "checklist", "sop", "preference", "preferences", "habit", "habits",
+    "practice", "practices", "principle", "principles", "standard", "standards", "style", "style guide",
+    "规范", "约定", "规则", "惯例", "流程", "原则", "习惯", "偏好", "规定", "准则", "守则", "工作流", "约束", "要求",
+    "操作规程", "步骤",
+]
+
+#: Heads accepted only in a label the user owns ("User's approach when …:", "用户的做法：").
+USER_LABELS = ["approach", "method", "way", "routine", "setup", "process", "做法", "方式", "方法", "套路"]
 
 
 class MethodOptions(RuleOptions):
@@ -168,12 +241,32 @@ class MethodNotNormative(_MethodRule):
     """A work_method that only describes: no normative word, no rule.
 
     What it does:
-        Looks for a normative word (应/必须/禁止/不要/优先/需/当…时;
-        should/must/never/don't/prefer/always), an English imperative at the
-        start of a sentence, or the "用户主张 / 用户习惯 + rule" form. Words
-        that merely contain a normative character (响应, 应用, 需求) do not
-        count. Without any of them the memory is downgraded to work_fact and
-        its method-only metadata (``scope``, ``method_type``) is removed.
+        Looks for one of the forms a rule takes (word lists are options):
+
+        * a normative word (应/必须/禁止/不要/优先/需/当…时;
+          should/must/never/don't/prefer/always); words that merely contain
+          a normative character (响应, 应用, 需求) do not count;
+        * the imperative mood wherever a clause starts: after a sentence
+          end, a colon, a semicolon or an arrow, after a leading
+          "When/Before/If …," clause and an adverb of order ("first run one
+          test, then widen"). Verbs that are nouns as often (``noun_verbs``:
+          commit, test, update) count only with an object right after them,
+          so "Commit messages follow …" is a description. In Chinese a
+          clause that opens with a verb (``zh_imperatives``: 使用/把/先/运行…,
+          also after a leading "…时" clause) or a 先…再 procedure
+          (without 了, which narrates) is an imperative;
+        * a rule label: the content opens with a short noun phrase whose
+          head is a norm noun, then a colon ("Markdown conventions: …",
+          "Release workflow: …", "命名规范：…", "User preference: …"); a
+          label the user owns takes a few more heads ("User's approach when
+          …:", "用户的做法：…");
+        * the "用户主张 / 用户习惯 / 用户偏好 + rule" form; a mere wish
+          (用户希望, "the user wants") only with a condition or a quantifier
+          that gives it a scope ("Before a larger feature, the user wants a
+          plan first"; "User wants concise changes" is one request).
+
+        Without any of them the memory is downgraded to work_fact and its
+        method-only metadata (``scope``, ``method_type``) is removed.
 
         Fix: safe (the content is kept; only its type changes).
 
@@ -193,6 +286,21 @@ class MethodNotNormative(_MethodRule):
         {"content": "Python evaluates default argument values once, so a mutable default list is shared by every call.",
          "type": "work_method", "priority": 80, "metadata": {"scope": "global"}}
         ```
+        user: be concise in the changes you make
+        ```json
+        {"content": "User wants concise changes to CONVENTIONS.md.", "type": "work_method", "priority": 80,
+         "metadata": {"scope": "self"}}
+        ```
+        user: 保持和 MapTR 一样吧
+        ```json
+        {"content": "用户希望不确定的参数都和 MapTR 保持一致。", "type": "work_method", "priority": 80,
+         "metadata": {"scope": "self", "method_type": "principle"}}
+        ```
+        user: how are commits written here?
+        ```json
+        {"content": "Commit messages follow the Conventional Commits format in this repository.", "type": "work_method",
+         "priority": 80, "metadata": {"scope": "self"}}
+        ```
 
     Use instead:
         user: 时间字段别再各写各的了，接口一律返回 UTC 的 ISO 8601 字符串
@@ -205,6 +313,31 @@ class MethodNotNormative(_MethodRule):
         {"content": "Never use a mutable value such as a list as a default argument; Python evaluates it once and shares it.",
          "type": "work_method", "priority": 80, "metadata": {"scope": "global"}}
         ```
+        user: rename with git mv please, so the history stays
+        ```json
+        {"content": "User preference: rename tracked files with `git mv` rather than plain `mv` so git keeps their history.",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "self"}}
+        ```
+        user: one sentence per line, and '-' bullets with one space
+        ```json
+        {"content": "Markdown conventions: each sentence on its own line, bullet lists use - with one space.",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "self"}}
+        ```
+        user: 每次提交前先跑一遍 lint
+        ```json
+        {"content": "每次提交前，用户希望先跑一遍 lint 再提交。", "type": "work_method", "priority": 80,
+         "metadata": {"scope": "self", "method_type": "sop"}}
+        ```
+        user: 测试脚本和测试文档都不需要
+        ```json
+        {"content": "用户偏好：每一步收尾时删除测试脚本和测试文档，只保留核心代码。", "type": "work_method", "priority": 80,
+         "metadata": {"scope": "self", "method_type": "constraint"}}
+        ```
+        user: 重命名用 git mv，别用 mv
+        ```json
+        {"content": "重命名受版本控制的文件时用 git mv，保留文件历史。", "type": "work_method", "priority": 80,
+         "metadata": {"scope": "self", "method_type": "constraint"}}
+        ```
     """
 
     code = "M001"
@@ -215,28 +348,52 @@ class MethodNotNormative(_MethodRule):
         normative: list[str] = NORMATIVE
         not_normative: list[str] = NOT_NORMATIVE
         imperatives: list[str] = IMPERATIVES
+        noun_verbs: list[str] = NOUN_VERBS
         user_position: list[str] = USER_POSITION
+        user_wish: list[str] = USER_WISH
+        rule_scope: list[str] = RULE_SCOPE
+        rule_labels: list[str] = RULE_LABELS
+        user_labels: list[str] = USER_LABELS
+        zh_imperatives: list[str] = ZH_IMPERATIVES
+        zh_not_imperatives: list[str] = ZH_NOT_IMPERATIVES
 
     def __init__(self, options: Any = None):
         super().__init__(options)
         o = self.options
         self._norms = lexicon.compile_words(o.normative)
         self._not_norms = lexicon.compile_words(o.not_normative)
-        self._openers = _text.compile_openers(o.imperatives)
+        self._openers = _normform.compile_imperatives(o.imperatives, o.noun_verbs)
         self._positions = lexicon.compile_words(o.user_position)
+        self._wishes = lexicon.compile_words(o.user_wish)
+        self._scope = lexicon.compile_words(o.rule_scope)
         # Exact prefilters (False only when the list cannot match): each pattern
         # above runs only where its list may be. None: the list cannot be filtered.
         self._may_norm = _text.entry_filter(_rarest_pieces(o.normative))
         self._may_norm_word = _wordmatch.WordFilter(o.normative)  # sharper, for the content itself
         self._may_mask = _text.entry_filter(o.not_normative)
-        self._may_open = _wordmatch.WordFilter(o.imperatives)  # bounded, like the opener words
+        self._may_open = _wordmatch.WordFilter([*o.imperatives, *o.noun_verbs])  # bounded, like the opener words
         self._may_attribute = _text.Trigger(o.user_position)
+        self._may_wish = _text.Trigger(o.user_wish)
 
     def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
-        if self._reads_as_rule(content, ctx):
+        if self._reads_as_rule(content, ctx) or self._has_rule_form(content, ctx):
             return None
-        return ("a work_method needs a normative statement (应/必须/不要/优先, should/must/never, or "
-                "'用户主张 … + rule'); this one only describes, so it is downgraded to work_fact")
+        return ("a work_method needs a normative statement (应/必须/不要/优先, should/must/never, an "
+                "imperative, a rule label such as 'Conventions: …' or '用户偏好：…', or a user wish with a "
+                "condition); this one only describes, so it is downgraded to work_fact")
+
+    def _has_rule_form(self, content: str, ctx: Any) -> bool:
+        """A Chinese imperative, a rule label ("Release workflow: …", "用户偏好：…") or a user wish with a scope."""
+        if _HAS_CJK.search(content) and _normform.zh_imperative(
+                content, self.options.zh_imperatives, self.options.zh_not_imperatives):
+            return True
+        if ":" in content or "：" in content:
+            if _normform.rule_label(content, self.options.rule_labels, self.options.user_labels) is not None:
+                return True
+        if self._wishes is not None and self._may_wish.hit(_text.view(ctx, content)) \
+                and self._wishes.search(content) is not None:
+            return _normform.has_scope(content, self._scope)
+        return False
 
     def _reads_as_rule(self, content: str, ctx: Any) -> bool:
         """:func:`is_normative` of the content, each search skipped where its prefilter rules it out."""
@@ -265,6 +422,9 @@ class MethodNotNormative(_MethodRule):
                 and self._positions.search(content) is not None)
 
 
+_HAS_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
 # --- M002 -------------------------------------------------------------------------
 
 _ASIDE_EN = r"e\.g\.|for example|for instance|such as|as\s+\S{1,60}\s+did"
@@ -282,8 +442,10 @@ class MethodNotTransferable(_MethodRule):
         commit hash, a ticket key (``PAY-2291``, ``#1187``), a calendar date,
         or a release version next to a release word (``发布 v2.4.0``,
         ``4.2 版本``, ``hotfix/1.9.3``). Versions of tools and runtimes
-        (``Python 3.8``) are environment, not occasion, and do not count.
-        A hit downgrades the memory to work_fact.
+        (``Python 3.8``) are environment, not occasion, and do not count;
+        nor does a version that is the value of one later step of a
+        procedure ("update the version, commit, tag v1.2.0, push"): the
+        procedure is for every release. A hit downgrades the memory to work_fact.
 
         Fix: safe. Whether an anchor is essential or an example can need
         judgment; an LLM judge can confirm later.
@@ -311,6 +473,11 @@ class MethodNotTransferable(_MethodRule):
         ```json
         {"content": "处理对账类工单时，必须先向支付组获取对应日期的对账文件，再修改代码。", "type": "work_method",
          "priority": 80, "metadata": {"scope": "self", "method_type": "sop"}}
+        ```
+        user: I can never remember the release steps
+        ```json
+        {"content": "Release workflow: update package.json version, update CHANGELOG.md, commit, tag v1.2.0, push with tags.",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "self"}}
         ```
         user: Start bisects from the last green release tag. Last time you picked a1f3c09 and the tests did not exist there.
         ```json
@@ -377,6 +544,10 @@ class MethodNotTransferable(_MethodRule):
         if self._may_aside is None or self._may_aside.search(_text.view(ctx, content).folded):
             text = _text.mask(self._asides, text)
         m = self._anchors.search(text)
+        while m is not None and m.lastgroup == "release" and _is_one_step_of_many(text, m.start()):
+            # "bump → changelog → tag v1.2.0 → push": the version is the value one step of a
+            # procedure takes this time, not the occasion the whole procedure is for.
+            m = self._anchors.search(text, m.end())
         if m is None and self._ticket_ref is not None and (t := self._ticket_ref.search(text)):
             return (f"the rule is pinned to a ticket ({t.group(0).strip()!r}) and does not transfer to other "
                     "tasks; downgraded to work_fact (keep specifics only as examples)")
@@ -386,6 +557,34 @@ class MethodNotTransferable(_MethodRule):
         what = {"hash": "a commit", "ticket": "a ticket", "date": "a date", "release": "a release"}[kind]
         return (f"the rule is pinned to {what} ({m.group(0).strip()!r}) and does not transfer to other tasks; "
                 "downgraded to work_fact (keep specifics only as examples)")
+
+
+#: Separators of the steps of a procedure: commas, semicolons, arrows, 、 and ，.
+_STEP_SEPARATOR = re.compile(r"\s*(?:->|→|⇒|[,;，；、])\s*")
+_MIN_STEPS = 4
+
+
+def _is_one_step_of_many(text: str, pos: int) -> bool:
+    """Is ``pos`` inside a later step of a sequence of at least four short steps ("a, b, tag v1.2, c")?
+
+    The sequence is the sentence around ``pos``; a step is short (at most
+    eight words or 24 characters of CJK). The first step is left out: it is
+    where a condition or the rule's subject stands ("发布 2.8.0 前, …").
+    """
+    start = max(text.rfind(end, 0, pos) for end in (". ", "。", "\n", ": ", "："))
+    start = 0 if start < 0 else start + 1
+    stop = min([i for i in (text.find(end, pos) for end in (". ", "。", "\n")) if i >= 0] or [len(text)])
+    sentence = text[start:stop]
+    spans, last = [], 0
+    for m in _STEP_SEPARATOR.finditer(sentence):
+        spans.append((last, m.start()))
+        last = m.end()
+    spans.append((last, len(sentence)))
+    steps = [sentence[a:b] for a, b in spans if sentence[a:b].strip()]
+    if len(steps) < _MIN_STEPS or any(len(step.split()) > 8 and len(step) > 24 for step in steps):
+        return False
+    offset = pos - start
+    return any(a <= offset < b for a, b in spans[1:])
 
 
 def _may_hold_anchor(text: str) -> bool:
@@ -410,7 +609,9 @@ class MethodNotDirective(_MethodRule):
         (每次/以后/凡是, "every time", "from now on"), or reports the team's
         own past action (我们已经/已改为, "we fixed", "we changed"). The
         memory is downgraded to work_fact: the root cause it tells is still
-        worth keeping as a fact.
+        worth keeping as a fact. A labelled basis (依据：…, "(basis: …)")
+        is left out: it may tell the incident the rule was learnt from
+        ("依据：这次 agent 凭印象…") while the rule guides future tasks.
 
         Fix: safe.
 
@@ -441,6 +642,16 @@ class MethodNotDirective(_MethodRule):
         ```json
         {"content": "每次发版后必须在本次发布对应的 tag 上运行 smoke 测试，而不是在 main 上跑。",
          "type": "work_method", "priority": 80, "metadata": {"scope": "self"}}
+        ```
+        user: 你又凭印象写了，MapTR 的多边形是首尾相等的
+        ```json
+        {"content": "当用户质疑实现与参考实现不一致时，应先 grep 参考实现的关键判断再改代码。依据：这次 agent 凭印象写错了多边形首尾。",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "global", "method_type": "reasoning_pattern"}}
+        ```
+        user: check the reference before you argue
+        ```json
+        {"content": "When the user questions fidelity to a reference implementation, grep its key checks before changing code (basis: this time the agent trusted memory and got it wrong).",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "global"}}
         ```
     """
 
@@ -473,6 +684,10 @@ class MethodNotDirective(_MethodRule):
         return self._may_narrate.hit(_text.view(ctx, content))
 
     def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
+        # A labelled basis (依据：…, "basis: …") may tell the incident the rule was learnt
+        # from ("依据：这次 agent 凭印象…"); only the rule itself must not be about one occasion.
+        if _LABELLED_BASIS_HINT.search(content):
+            content = _LABELLED_BASIS.sub(" ", content)
         for sentence in _text.sentences(content):
             if self._past is not None:
                 m = self._past.search(sentence)
@@ -485,6 +700,14 @@ class MethodNotDirective(_MethodRule):
                     return (f"it is about one occasion ({m.group(0)!r}), not future tasks of the kind; "
                             "downgraded to work_fact")
         return None
+
+
+#: The labelled basis clauses of _BASIS_PATTERN (依据：…, "(basis: …)", "reason: …").
+_LABELLED_BASIS = re.compile(
+    r"(?:依据|理由|原因)\s*[:：]\s*[^）)\n]{1,400}"
+    r"|\(\s*(?:basis|reason|rationale)\s*:\s*[^)\n]{1,400}\)"
+    r"|\b(?:basis|reason|rationale)\s*:\s*[^.;\n]{1,400}", re.IGNORECASE)
+_LABELLED_BASIS_HINT = re.compile(r"依据|理由|原因|basis|reason|rationale", re.IGNORECASE)
 
 
 # --- M004 -------------------------------------------------------------------------
@@ -645,11 +868,15 @@ class MethodUnsupportedBasis(_MethodRule):
 
     What it does:
         Two questions. (1) The memory attributes a position to the user
-        (用户主张/用户习惯/用户偏好, "User holds/prefers …"): is a ``user``
-        message among its sources, and did the user state something rather
-        than only ask? (2) It states a basis (依据：…, 因为…, "basis: …",
+        (用户主张/用户习惯/用户偏好/用户希望, "User holds/prefers/wants …",
+        or a rule label the user owns: "User's changelog rules: …",
+        "用户的做法：…"): is a ``user`` message among its sources, and did
+        the user state something rather than only ask? (A message that
+        states and then asks, "Let's keep X. Can you …?", states.) (2) It
+        states a basis (依据：…, 因为…, "basis: …",
         "because …"): do the source messages -- the user's words or the
-        assistant's argument beside them -- contain it? Support is measured
+        assistant's argument beside them (the assistant message just before
+        or after a cited user message counts, cited or not) -- contain it? Support is measured
         by overlap: Chinese character bigrams and characters, English word
         stems (paraphrase is allowed, invention is not). A failure
         downgrades the memory to work_fact.
@@ -674,6 +901,11 @@ class MethodUnsupportedBasis(_MethodRule):
         {"content": "User insists PRs should always be squash-merged (basis: one commit per PR keeps reverts trivial).",
          "type": "work_method", "priority": 80, "metadata": {"scope": "self"}}
         ```
+        assistant: Your CONVENTIONS.md says: prefer const over let; avoid new Promise.
+        ```json
+        {"content": "User's TypeScript conventions: prefer const over let; avoid explicit new Promise.",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "self"}}
+        ```
 
     Use instead:
         user: 缓存过期别用固定 TTL 一刀切，热门 key 会同时失效，流量直接打穿到数据库。按访问频率淘汰。
@@ -686,6 +918,11 @@ class MethodUnsupportedBasis(_MethodRule):
         {"content": "User holds that refresh tokens must stay in httpOnly cookies (basis: anything JavaScript can read is exposed to XSS).",
          "type": "work_method", "priority": 80, "metadata": {"scope": "global"}}
         ```
+        user: Let's keep the singular folder name, like `src`. Can you move the new files into `test`?
+        ```json
+        {"content": "User convention: the test folder is singular `test/`, like `src/`; do not create a `tests/` folder.",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "self"}}
+        ```
     """
 
     code = "M005"
@@ -693,7 +930,11 @@ class MethodUnsupportedBasis(_MethodRule):
     action = "fix"
 
     class Options(RuleOptions):
-        user_position: list[str] = USER_POSITION
+        user_position: list[str] = USER_POSITION + USER_WISH
+        #: Heads of a rule label that, owned by the user ("User's changelog rules: …",
+        #: "用户的做法：…"), attributes the rule to the user as well.
+        rule_labels: list[str] = RULE_LABELS
+        user_labels: list[str] = USER_LABELS
         #: Words that only frame a basis or an attribution; never evidence.
         meta_words: list[str] = ["用户", "依据", "理由", "原因", "经验", "认为", "主张", "习惯", "偏好", "希望",
                                  "user", "basis", "reason", "rationale", "holds", "prefers", "insists", "wants"]
@@ -715,20 +956,21 @@ class MethodUnsupportedBasis(_MethodRule):
     def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
         v = _text.view(ctx, content)
         # The position regex runs only when its trigger says it can match (the view is shared).
-        position = (self._positions.search(content)
-                    if self._positions is not None and self._may_attribute.hit(v) else None)
+        found = (self._positions.search(content)
+                 if self._positions is not None and self._may_attribute.hit(v) else None)
+        position = found.group(0) if found is not None else self._user_label(content)
         if position is not None:
             users = [m for m in ctx.sources(memory) if m.role == "user"]
             if not users:
-                return (f"it attributes a position to the user ({position.group(0)!r}) but no user message is "
+                return (f"it attributes a position to the user ({position!r}) but no user message is "
                         "among its sources; record what happened as a work_fact")
             if all(_asks_only(m, ctx) for m in users):
-                return (f"it attributes a position to the user ({position.group(0)!r}) but the user only asked; "
+                return (f"it attributes a position to the user ({position!r}) but the user only asked; "
                         "the position is someone else's")
         bases = stated_bases(content, v.folded)
         if not bases:
             return None
-        evidence = _evidence(ctx.sources(memory), ctx)
+        evidence = _evidence(_with_adjacent_argument(ctx.sources(memory), ctx), ctx)
         # support(ignore=meta) masks the meta words first; the mask runs only where one can be.
         meta = self._meta
         if meta is not None and self._may_mention_meta is not None and not self._may_mention_meta.search(v.folded):
@@ -740,12 +982,22 @@ class MethodUnsupportedBasis(_MethodRule):
                         f"(support {score:.2f}); a reason may not be invented")
         return None
 
+    def _user_label(self, content: str) -> str | None:
+        """The label of a rule label the user owns ("User's changelog rules"), else None."""
+        if ":" not in content and "：" not in content:
+            return None
+        found = _normform.rule_label(content, self.options.rule_labels, self.options.user_labels)
+        return found[0] if found is not None and found[1] else None
+
     @staticmethod
     def _bases(content: str) -> list[str]:
         return stated_bases(content)
 
 
-_AFTER_SENTENCE_END = re.compile(r"(?<=[。！!？?\n])")
+# An English full stop ends a sentence too when a space follows ("Let's keep X. Can you …?"
+# states before it asks); an abbreviation split off that way only makes the message read as
+# stating, never as asking.
+_AFTER_SENTENCE_END = re.compile(r"(?<=[。！!？?\n])|(?<=\.)(?=\s)")
 
 
 def _is_question(text: str) -> bool:
@@ -774,6 +1026,39 @@ def _per_message(ctx: Any, tag: str, message: Any, compute: Any) -> Any:
 def _asks_only(message: Any, ctx: Any) -> bool:
     """Does the message only ask (every sentence a question)?"""
     return _per_message(ctx, _ASKS_ONLY, message, _is_question)
+
+
+_POSITIONS = "memvet.rules.method.message-positions"
+
+
+def _with_adjacent_argument(sources: list[Any], ctx: Any) -> list[Any]:
+    """The sources plus the assistant message just before and just after each cited user message.
+
+    RULES.md M005: a basis is supported by the user's words "or the
+    assistant argument beside them" -- a model that cites the user's "ok,
+    do that" may take the reason from the proposal it answers, uncited.
+    (Per-message order is computed once per batch, on ``ctx.batch.memo``.)
+    """
+    batch = getattr(ctx, "batch", None)
+    messages = getattr(batch, "messages", None) if batch is not None else None
+    if not messages or not any(m.role == "user" for m in sources):
+        return sources
+    memo = batch.memo
+    positions = memo.get(_POSITIONS)
+    if positions is None:
+        positions = memo[_POSITIONS] = {id(m): k for k, m in enumerate(messages)}
+    out, seen = list(sources), {id(m) for m in sources}
+    for m in sources:
+        k = positions.get(id(m)) if m.role == "user" else None
+        if k is None:
+            continue
+        for j in (k - 1, k + 1):
+            if 0 <= j < len(messages):
+                beside = messages[j]
+                if beside.role == "assistant" and beside.sessionKey == m.sessionKey and id(beside) not in seen:
+                    out.append(beside)
+                    seen.add(id(beside))
+    return out
 
 
 def _evidence(sources: list[Any], ctx: Any = None) -> list[_text.SourceText]:
