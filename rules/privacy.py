@@ -36,7 +36,9 @@ from typing import Any, Callable, Iterable, Iterator
 
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules import _text, lexicon
+from memvet.rules._secret_forms import ENCODED, encoded_tokens, split_tokens
 from memvet.rules._wordmatch import any_substring, literal_trie, option_matcher
+from memvet.secrets import BATCH_SECRETS, map_strings
 
 # --- shared redaction machinery ------------------------------------------------------
 
@@ -187,18 +189,36 @@ class _Redacting(Rule):
         """:meth:`may_hold` of a scene's text joined (``ctx`` gives access to shared per-call values)."""
         return self.may_hold(joined)
 
+    def find_secrets(self, text: str) -> list[tuple[str, str]]:
+        """``(value, kind)`` of everything this rule would redact in ``text``.
+
+        The engine calls it on every string of the answer and the context
+        before any rule runs: what is found anywhere is redacted everywhere
+        (:func:`batch_secrets`).
+        """
+        if not text or not self.may_hold(text):
+            return []
+        return self.scan(text)[1]
+
     def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
         # One prefilter pass over all the scene's text: a clean scene (the usual case)
         # costs one search, not one per field. The prefilters are searches for
         # literals and unanchored patterns, so a field that could hold something
         # makes the joined text pass too.
         joined = _joined_scene_text(scene, ctx)
-        if joined is not None and not self.may_hold_scene(joined, ctx):
+        known = batch_secrets(ctx, self.code)
+        if joined is not None and not self.may_hold_scene(joined, ctx) and not (known and known.holds(joined)):
             return ()
         return self._check(scene, ctx)
 
     def _check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
-        may_hold = self.may_hold
+        known = batch_secrets(ctx, self.code)
+        if known:
+            # A value found elsewhere in the batch is redacted here too, wherever it occurs.
+            def may_hold(text: str) -> bool:
+                return self.may_hold(text) or known.holds(text)
+        else:
+            may_hold = self.may_hold
         for key in ("new_scene_name", "new_scene_reason", "scene_name"):
             value = scene.get(key)
             if isinstance(value, str) and may_hold(value):
@@ -218,35 +238,43 @@ class _Redacting(Rule):
                     yield finding
             metadata = memory.get("metadata")
             if isinstance(metadata, dict):
+                if any(isinstance(key, str) and may_hold(key) for key in metadata):
+                    # A key holds the value: the whole metadata object is replaced, keys redacted.
+                    finding = self._field(ctx, f"/memories/{j}/metadata", "metadata", metadata, known)
+                    if finding is not None:
+                        yield finding
+                        continue
                 for key, value in metadata.items():
                     if isinstance(value, str) and not may_hold(value):
                         continue
                     if isinstance(value, (str, list, dict)):
-                        finding = self._field(ctx, f"/memories/{j}/metadata/{_escape(key)}", f"metadata.{key}", value)
+                        finding = self._field(ctx, f"/memories/{j}/metadata/{_escape(key)}", f"metadata.{key}",
+                                              value, known)
                         if finding is not None:
                             yield finding
 
-    def _field(self, ctx: Any, path: str, label: str, value: Any) -> Finding | None:
+    def _field(self, ctx: Any, path: str, label: str, value: Any, known: Any = None) -> Finding | None:
         found: list[tuple[str, str]] = []
-        fixed = self._walk(value, found)
+
+        def redact_text(text: str) -> str:
+            text, hits = self.scan(text)
+            found.extend(hits)
+            if known:
+                for secret in known.found(text):
+                    found.append((secret, _kind_of(known.placeholders[secret])))
+                text = known.scrub(text)
+            return text
+
+        fixed = map_strings(value, redact_text)
         if not found:
             return None
         for secret, kind in found:
-            ctx.secrets[secret] = placeholder(kind)
+            ctx.secrets.setdefault(secret, placeholder(kind))
         kinds = ", ".join(dict.fromkeys(kind for _, kind in found))
+        # Kind only: the message never carries the value, nor its place in a key.
+        # (A key that held a value made the label "metadata": the key itself is never named.)
         return Finding(f"{label} holds {self.what} ({kinds}); redacted", path=path,
                        fix=[{"op": "replace", "path": path, "value": fixed}])
-
-    def _walk(self, value: Any, found: list[tuple[str, str]]) -> Any:
-        if isinstance(value, str):
-            text, hits = self.scan(value)
-            found.extend(hits)
-            return text
-        if isinstance(value, list):
-            return [self._walk(v, found) for v in value]
-        if isinstance(value, dict):
-            return {k: self._walk(v, found) for k, v in value.items()}
-        return value
 
 
 def _scene_texts(scene: dict[str, Any]) -> list[str] | None:
@@ -263,12 +291,27 @@ def _scene_texts(scene: dict[str, Any]) -> list[str] | None:
                 texts.append(content)
             metadata = memory.get("metadata")
             if isinstance(metadata, dict):
-                for value in metadata.values():
+                for key, value in metadata.items():
+                    if isinstance(key, str):
+                        texts.append(key)
                     if isinstance(value, str):
                         texts.append(value)
                     elif isinstance(value, (list, dict)):
                         return None
     return texts
+
+
+def batch_secrets(ctx: Any, code: str) -> Any:
+    """The values rule ``code`` found anywhere in the batch (a ``SecretSet``), or None."""
+    scratch = getattr(ctx, "scratch", None)
+    if not scratch:
+        return None
+    by_code = scratch.get(BATCH_SECRETS)
+    return by_code.get(code) if by_code else None
+
+
+def _kind_of(placeholder_text: str) -> str:
+    return placeholder_text[len("[REDACTED:"):-1] if placeholder_text.startswith("[REDACTED:") else "secret"
 
 
 _SCENE_TEXT = "memvet.rules.privacy.scene-text"
@@ -438,6 +481,11 @@ _PROVIDER_DETECTORS = (
 )
 
 
+# Provider formats a split token is joined for: those found by a case-sensitive prefix.
+_SPLITTABLE = tuple(d for d in _PROVIDER_DETECTORS
+                    if d.needles and not d.lower and d.kind not in ("url-password", "url-token", "slack-webhook"))
+
+
 @lru_cache(maxsize=64)
 def _assignment_detector(keywords: tuple[str, ...]) -> tuple[Detector, ...]:
     """``password=…``, ``API_KEY: …``, ``密码 Qw7…`` -- keyword, separator, a value that looks generated."""
@@ -602,21 +650,31 @@ class Secret(_Redacting):
         return found
 
     def scan(self, text: str) -> tuple[str, list[tuple[str, str]]]:
+        text, found = self._scan_plain(text)
+        if ENCODED.search(text) is None:
+            return text, found
+        text, encoded = encoded_tokens(text, self._scan_plain, placeholder)
+        return text, found + encoded
+
+    def _scan_plain(self, text: str) -> tuple[str, list[tuple[str, str]]]:
+        """Every form but base64: private keys, tokens split by white space, then the detectors."""
         text, keys = _PrivateKeys.redact(text)
+        text, split = split_tokens(text, _SPLITTABLE, placeholder)
         text, found = redact(text, self.detectors())
-        return text, keys + found
+        return text, keys + split + found
 
     def may_hold(self, text: str) -> bool:
         # The needles hold "private key": "PRIVATE KEY" in the text passes too.
-        return self.detectors().may_match_any(text)
+        return self.detectors().may_match_any(text) or ENCODED.search(text) is not None
 
     def may_hold_scene(self, joined: str, ctx: Any) -> bool:
         # First what every detector needs, searched in the text as it is -- no
         # lower-casing, and the search stops only at rare characters. A field whose
         # scan finds something holds such a literal, so the joined text does too.
+        # A base64 run (an encoded token) is the one form without a literal.
         needed = self._needed
         if needed is not None and needed.search(joined) is None:
-            return False
+            return ENCODED.search(joined) is not None
         return self.may_hold(joined)
 
 

@@ -25,11 +25,12 @@ from pydantic import ValidationError
 from . import pointer as jp
 from .config import Config, resolve_config
 from .context import Batch, Message, load_context
-from .errors import ConfigError
+from .errors import ConfigError, ContextError
 from .parse import ParseResult, parse_output
 from .registry import Registry, default_registry
 from .report import Report, Violation
 from .rule import MEMORY_TYPES, Action, Finding, Rule
+from .secrets import BATCH_SECRETS, SecretSet, collect, iter_strings, placeholder
 
 # Codes the engine itself emits (their classes live in memvet.rules.engine).
 E001, E002 = "E001", "E002"
@@ -223,7 +224,10 @@ class Engine:
 
     # --- the run -------------------------------------------------------------
     def validate(self, output: Any, context: Any, *, store: Any = None) -> Report:
-        batch = load_context(context)  # a bad context is the caller's error: it raises
+        try:
+            batch = load_context(context)  # a bad context is the caller's error: it raises
+        except ContextError as exc:
+            raise self._scrubbed_error(exc) from None
         run = _Run(RuleContext(batch, self.config, store))
         try:
             return self._validate(run, output)
@@ -233,14 +237,13 @@ class Engine:
     def _engine_failure(self, run: _Run, exc: Exception) -> Report:
         """Fail closed: everything found so far, plus one E001 reject at the root."""
         e = self.engine_rules.get(E001)
-        detail = str(exc)[:200]
-        for secret, placeholder in run.ctx.secrets.items():
-            detail = detail.replace(secret, placeholder)
+        # Scrubbed before it is cut, so no secret is left half-visible at the edge.
+        detail = SecretSet(run.ctx.secrets).scrub(str(exc)[:4000])[:200]
         run.violations.append(Violation(
             E001, e.name if e else "rule-crashed", "reject", "",
             f"the engine failed on this answer ({type(exc).__name__}: {detail}); nothing of it may be committed",
             "memvet.engine", None))
-        _scrub(run.violations, run.ctx.secrets)
+        _scrub(run.violations, SecretSet(run.ctx.secrets))
         stats = {"scenes": 0, "memories": 0, "records": 0, "dropped": 0,
                  "fixed": sum(1 for v in run.violations if v.action == "fix"),
                  "rejected": sum(1 for v in run.violations if v.action == "reject")}
@@ -251,6 +254,7 @@ class Engine:
         ctx = run.ctx
         parsed = parse_output(output)
         ctx.parse = parsed
+        self._collect_secrets(ctx, output, parsed)
         self._run_target(run, "parse", parsed, "")
         fatal = any(v.code in FATAL_PARSE for v in run.violations) or not parsed.ok
         if fatal:
@@ -290,6 +294,50 @@ class Engine:
         self._run_target(run, "output", ctx.output, "")
         records, paths = self._records(run, value)
         return self._finish(run, value, records, paths)
+
+    def _secret_finders(self) -> list[tuple[str, Callable[[str], list[tuple[str, str]]]]]:
+        return [(b.code, b.rule.find_secrets) for b in self.by_target["scene"] + self.by_target["memory"]
+                if callable(getattr(b.rule, "find_secrets", None))]
+
+    def _scrubbed_error(self, exc: ContextError) -> ContextError:
+        """``exc`` with what privacy rules find in its text redacted (a key of the context may be a token)."""
+        parts = [p for p in (exc.detail, exc.field, exc.file) if p]
+        parts += (exc.field or "").replace(".", "/").split("/")  # each key of the field on its own
+        found = collect(self._secret_finders(), parts, placeholder)
+        if not found:
+            return exc
+        secrets = SecretSet()
+        for each in found.values():
+            secrets.update(each.placeholders)
+        return ContextError(secrets.scrub(exc.detail), file=exc.file and secrets.scrub(exc.file),
+                            field=exc.field and secrets.scrub(exc.field))
+
+    def _collect_secrets(self, ctx: RuleContext, output: Any, parsed: ParseResult) -> None:
+        """What privacy rules find in ANY string of the answer or the context, before a rule runs.
+
+        Registered in ``ctx.secrets`` (so every channel of the report is
+        scrubbed of it) and per rule code in ``ctx.scratch`` (so P001/P002
+        redact it wherever it occurs, even where no detector would see it).
+        """
+        finders = self._secret_finders()
+        if not finders:
+            return
+        if parsed.value is not None:
+            answer = collect(finders, iter_strings(parsed.value), placeholder)
+        else:  # unparsable: the raw text is all there is
+            raw = output.decode("utf-8", "replace") if isinstance(output, (bytes, bytearray)) else output
+            answer = collect(finders, [raw] if isinstance(raw, str) else iter_strings(raw), placeholder)
+        key = "memvet.secrets.context:" + ",".join(code for code, _ in finders)
+        context = ctx.memo(key, lambda: collect(finders, iter_strings(ctx.batch.model.model_dump()), placeholder))
+        by_code: dict[str, SecretSet] = {}
+        for found in (context, answer):
+            for code, secrets in found.items():
+                by_code.setdefault(code, SecretSet()).update(secrets.placeholders)
+        for secrets in by_code.values():
+            for secret, shown in secrets.placeholders.items():
+                ctx.secrets.setdefault(secret, shown)
+        if by_code:
+            ctx.scratch[BATCH_SECRETS] = by_code
 
     def _mark_valid(self, ctx: RuleContext, value: list[Any], schema_paths: list[str]) -> None:
         """Scenes and memories the schema did not fault; only they reach the rules."""
@@ -559,9 +607,15 @@ class Engine:
                     run.violations.append(Violation(
                         E002, e.name if e else "unused-suppression", e.action if e else "warn", "",
                         f"ignore entry {prefix!r} matched nothing in this run", e.origin if e else "memvet", None))
-        if ctx.secrets:
-            _scrub(run.violations, ctx.secrets)
+        secrets = SecretSet(ctx.secrets)
+        if secrets:
+            _scrub(run.violations, secrets)
         output = self._final_output(run, value)
+        if secrets:
+            # The last line: whatever a rule left (an id, a session key, a key
+            # no rule rewrote) never reaches a record, the store or the output.
+            records = [secrets.scrub_value(r) for r in records]
+            output = secrets.scrub_value(output)
         memories = sum(len(s.get("memories") or []) for s in value if isinstance(s, dict)
                        and isinstance(s.get("memories"), list)) if isinstance(value, list) else 0
         ok = not any(v.action == "reject" for v in run.violations)
@@ -666,18 +720,13 @@ def _order(pointer: str) -> tuple[Any, ...]:
     return tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in _split(pointer))
 
 
-def _scrub(violations: list[Violation], secrets: dict[str, str]) -> None:
+def _scrub(violations: list[Violation], secrets: SecretSet) -> None:
+    """Every message, pointer and fix op (values and keys at any depth) without a secret."""
     for v in violations:
-        for secret, placeholder in secrets.items():
-            if secret in v.message:
-                v.message = v.message.replace(secret, placeholder)
+        v.message = secrets.scrub(v.message)
+        v.path = secrets.scrub(v.path)
         if v.fix:
-            for op in v.fix:
-                val = op.get("value")
-                if isinstance(val, str):
-                    for secret, placeholder in secrets.items():
-                        if secret in val:
-                            op["value"] = val = val.replace(secret, placeholder)
+            v.fix = secrets.scrub_value(v.fix)
 
 
 @cache

@@ -1,0 +1,178 @@
+"""One batch-wide set of secrets, redacted in every channel of a report.
+
+A privacy rule that finds a credential or a piece of personal data anywhere
+in the batch -- the answer (every string: content, metadata keys and values
+at any depth, ids, scene names and reasons, fields the contract does not
+know) or the context (message texts, ids, session keys, pool labels,
+existing memories) -- registers it here. The engine then replaces every
+exact occurrence of every registered value in every violation message, fix
+op (values and keys at any depth), record and the output, in ONE pass per
+string: a regex alternation of the escaped values, longest first, so a
+secret that contains another is replaced whole. Formatters show offending
+values from the original answer through :func:`describe` (kind and length,
+never the value).
+
+The walks are iterative: a value nested thousands deep never makes them
+raise RecursionError.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Iterator
+
+_KIND = re.compile(r"\[REDACTED:([^\]]+)\]")
+#: ``ctx.scratch`` key of the batch-wide secrets: ``{rule code: SecretSet}`` (set by the engine).
+BATCH_SECRETS = "memvet.batch-secrets"
+
+
+class SecretSet:
+    """``{secret: placeholder}`` with one compiled pattern over every secret."""
+
+    __slots__ = ("placeholders", "_pattern", "_size")
+
+    def __init__(self, placeholders: dict[str, str] | None = None):
+        self.placeholders: dict[str, str] = dict(placeholders or {})
+        self._pattern: re.Pattern[str] | None = None
+        self._size = -1
+
+    def add(self, secret: str, placeholder: str) -> None:
+        if secret and secret not in self.placeholders:
+            self.placeholders[secret] = placeholder
+
+    def update(self, mapping: dict[str, str]) -> None:
+        for secret, placeholder in mapping.items():
+            self.add(secret, placeholder)
+
+    def __bool__(self) -> bool:
+        return bool(self.placeholders)
+
+    def __len__(self) -> int:
+        return len(self.placeholders)
+
+    def _compiled(self) -> re.Pattern[str] | None:
+        # Recompiled only when secrets were added since the last use.
+        if self._size != len(self.placeholders):
+            words = sorted((s for s in self.placeholders if s), key=len, reverse=True)
+            self._pattern = re.compile("|".join(map(re.escape, words))) if words else None
+            self._size = len(self.placeholders)
+        return self._pattern
+
+    def holds(self, text: str) -> bool:
+        pattern = self._compiled()
+        return pattern is not None and pattern.search(text) is not None
+
+    def scrub(self, text: str) -> str:
+        pattern = self._compiled()
+        if pattern is None or not text:
+            return text
+        placeholders = self.placeholders
+        return pattern.sub(lambda m: placeholders[m.group(0)], text)
+
+    def found(self, text: str) -> list[str]:
+        """The secrets occurring in ``text`` (leftmost-longest, each once)."""
+        pattern = self._compiled()
+        if pattern is None:
+            return []
+        return list(dict.fromkeys(pattern.findall(text)))
+
+    def scrub_value(self, value: Any) -> Any:
+        """A copy of a JSON value with every string (and every key) scrubbed."""
+        if not self.placeholders:
+            return value
+        return map_strings(value, self.scrub)
+
+
+def map_strings(value: Any, fn: Callable[[str], str]) -> Any:
+    """``value`` with ``fn`` applied to every string and object key, at any depth (no recursion).
+
+    Containers are rebuilt only where something changed, so a clean value
+    comes back as the same object.
+    """
+    if isinstance(value, str):
+        return fn(value)
+    if not isinstance(value, (dict, list)):
+        return value
+    # Post-order walk with an explicit stack: (container, iterator of items, rebuilt items, changed).
+    root_box: list[Any] = [None]
+    stack: list[list[Any]] = [[value, _items(value), [], False, root_box, 0]]
+    while stack:
+        frame = stack[-1]
+        node, items = frame[0], frame[1]
+        pushed = False
+        for key, child in items:
+            new_key = fn(key) if isinstance(key, str) and isinstance(node, dict) else key
+            if isinstance(child, (dict, list)):
+                frame[2].append([new_key, None])
+                if new_key != key:
+                    frame[3] = True
+                stack.append([child, _items(child), [], False, frame[2][-1], 1])
+                pushed = True
+                break
+            new_child = fn(child) if isinstance(child, str) else child
+            frame[2].append([new_key, new_child])
+            if new_child is not child or new_key != key:
+                frame[3] = True
+        if pushed:
+            continue
+        stack.pop()
+        changed = frame[3]
+        if changed:
+            built: Any = ({k: v for k, v in frame[2]} if isinstance(node, dict) else [v for _, v in frame[2]])
+        else:
+            built = node
+        target, slot = frame[4], frame[5]
+        target[slot] = built
+        if stack and built is not node:
+            stack[-1][3] = True
+    return root_box[0]
+
+
+def _items(value: Any) -> Iterator[tuple[Any, Any]]:
+    return iter(value.items()) if isinstance(value, dict) else iter(enumerate(value))
+
+
+def iter_strings(value: Any) -> Iterator[str]:
+    """Every string in a JSON value, object keys included, at any depth (no recursion)."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            yield node
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                if isinstance(k, str):
+                    yield k
+                stack.append(v)
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
+
+
+def describe(original: Any, scrubbed: str) -> str:
+    """A string value that held a secret, described by kind and length (``<github-token, 40 characters>``)."""
+    kinds = list(dict.fromkeys(_KIND.findall(scrubbed)))
+    what = ", ".join(kinds) or "secret"
+    if isinstance(original, str):
+        if _KIND.fullmatch(scrubbed):
+            return f"<{what}, {len(original)} characters>"
+        return f"<text of {len(original)} characters holding {what}>"
+    return f"<value holding {what}>"
+
+
+def collect(finders: list[tuple[str, Callable[[str], list[tuple[str, str]]]]], strings: Any,
+            placeholder: Callable[[str], str]) -> dict[str, SecretSet]:
+    """``{code: SecretSet}`` of what each finder ``(code, find)`` finds in ``strings`` (each scanned once)."""
+    out: dict[str, SecretSet] = {}
+    unique = dict.fromkeys(s for s in strings if s)
+    for code, find in finders:
+        found = SecretSet()
+        for text in unique:
+            for value, kind in find(text):
+                found.add(value, placeholder(kind))
+        if found:
+            out[code] = found
+    return out
+
+
+def placeholder(kind: str) -> str:
+    return f"[REDACTED:{kind}]"
