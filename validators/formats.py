@@ -12,7 +12,7 @@ from typing import Any
 from . import pointer as jp
 from .hookspecs import hookimpl
 from .report import Report
-from .secrets import SecretSet, describe
+from .secrets import SecretSet, describe, is_placeholder_only
 
 _COLORS = {"reject": "\033[31m", "drop": "\033[35m", "fix": "\033[36m", "warn": "\033[33m"}
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
@@ -37,7 +37,9 @@ def shown_value(report: Report, path: str, limit: int = 120) -> str | None:
 
     The value comes from the ORIGINAL output, before any redaction. A value
     that is or holds a secret (anything a privacy rule found anywhere in the
-    batch) is described by kind and length instead, never shown.
+    batch) is shown with each secret replaced by its placeholder; a value
+    that IS a secret is described by kind and length (``<github-token, 40
+    characters>``).
     """
     if not path:
         return None  # the whole output: the pointer says it all
@@ -48,8 +50,8 @@ def shown_value(report: Report, path: str, limit: int = 120) -> str | None:
         secrets = SecretSet(report.secrets)
         scrubbed = secrets.scrub_value(value)
         if scrubbed is not value:
-            if isinstance(value, str):
-                return describe(value, scrubbed)
+            if isinstance(value, str) and is_placeholder_only(scrubbed):
+                return describe(value, scrubbed)  # the value IS a secret: its kind and length
             # Scrubbed before it is cut, so a secret is never left half-visible at the edge.
             return _shorten(scrubbed, limit)
     return _shorten(value, limit)

@@ -148,12 +148,17 @@ def iter_strings(value: Any) -> Iterator[str]:
             stack.extend(node)
 
 
+def is_placeholder_only(scrubbed: str) -> bool:
+    """The scrubbed text is nothing but placeholders (and white space): the value was all secret."""
+    return not _KIND.sub("", scrubbed).strip()
+
+
 def describe(original: Any, scrubbed: str) -> str:
     """A string value that held a secret, described by kind and length (``<github-token, 40 characters>``)."""
     kinds = list(dict.fromkeys(_KIND.findall(scrubbed)))
     what = ", ".join(kinds) or "secret"
     if isinstance(original, str):
-        if _KIND.fullmatch(scrubbed):
+        if is_placeholder_only(scrubbed):
             return f"<{what}, {len(original)} characters>"
         return f"<text of {len(original)} characters holding {what}>"
     return f"<value holding {what}>"
