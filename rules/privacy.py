@@ -36,6 +36,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules import _text, lexicon
+from memvet.rules._origin import dangerous, fold
 from memvet.rules._secret_forms import ENCODED, encoded_tokens, split_tokens
 from memvet.rules._wordmatch import any_substring, literal_trie, option_matcher
 from memvet.secrets import BATCH_SECRETS, map_strings
@@ -932,8 +933,6 @@ _QUOTED = re.compile(r"“[^”\n]{4,2000}”|「[^」]{4,2000}」|『[^』]{4,2
                      re.MULTILINE)
 _ANCHOR = re.compile(r"https?://[^\s，。）)]{4,300}|[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{2,200}"
                      r"|(?<![\w/.-])[A-Za-z0-9]{1,40}[-_/.][\w./-]{3,200}")
-# Where a quotation or a line can end: no injection marker may hold one of these.
-_QUOTE_EDGES = "\n\"“”「」『』>`~"
 # What every quotation _split looks at starts with (fences start with ``` or ~~~).
 _QUOTE_OPENERS = ("“", "「", "『", '"', ">", "```", "~~~")
 
@@ -944,9 +943,6 @@ def _has_quote_opener(text: str) -> bool:
     return ("“" in text or "「" in text or "『" in text or '"' in text or ">" in text
             or ("`" in text and "```" in text) or ("~" in text and "~~~" in text))
 
-
-_LONG_QUOTE_LINE = re.compile(r"^>[^\n]{2001}", re.MULTILINE)
-_PIPE_TO_SHELL = re.compile(r"\|\s{0,3}(?:sudo\s{1,3})?(?:ba|z|da)?sh\b")
 
 
 class InjectedInstruction(Rule):
@@ -1033,7 +1029,7 @@ class InjectedInstruction(Rule):
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
         # Most batches hold no injected line: then no generator is created at all.
-        if not self._batch_may_hold_injection(ctx):
+        if not self._origin(ctx).injected:
             return ()
         return self._check(memory, ctx)
 
@@ -1041,112 +1037,128 @@ class InjectedInstruction(Rule):
         content = memory.get("content")
         if not isinstance(content, str) or not content.strip():
             return
-        if option_matcher(self, "directive_words").search(content) is None:
+        folded = fold(content)
+        runs_remote = dangerous(folded)
+        if not runs_remote and option_matcher(self, "directive_words").search(folded) is None:
             return
-        sources = ctx.sources(memory)
-        if not sources:
-            return
-        segments = ctx.memo(f"P003.segments:{hash(tuple(self.options.injection_markers))}", dict)
-        injected: list[tuple[str, str]] = []
-        own_words: list[str] = []
-        for message in sources:
-            key = message.key
-            if key not in segments:
-                segments[key] = self._split(message)
-            found, own = segments[key]
-            injected.extend((message.role, text) for text in found)
-            if own:
-                own_words.append(own)
-        if not injected:
-            return
-        evidence = " ".join(text for _, text in injected)
-        support = _text.support(content, _text.terms(evidence), _text.chars(evidence))
-        user = " ".join(own_words)
+        origin = self._origin(ctx)
+        # Whatever the memory cites: its origin is what the batch's untrusted text says.
+        support = _text.support(folded, origin.evidence_terms, origin.evidence_chars)
         # A URL, command or identifier copied from the injected text, and never
-        # said by the user, is evidence enough with less overlap.
-        anchored = any(a in evidence and a not in user for a in _ANCHOR.findall(content))
-        needed = self.options.min_support_with_anchor if anchored else self.options.min_support
-        if support is None or support < needed:
-            return
-        user_support = _text.support(content, _text.terms(user), _text.chars(user)) if user else 0.0
-        if (user_support or 0.0) + self.options.margin_over_user > support:
-            return
-        where = "a tool message" if any(role == "tool" for role, _ in injected) else "text the user quoted"
-        yield Finding(f"the memory turns an instruction from {where} into a rule ({support:.0%} of it comes "
-                      "from text that addresses the agent); only the user sets the agent's rules", path="/content")
+        # written by the user anywhere in the batch, is evidence enough with less overlap.
+        copied = [a for a in _ANCHOR.findall(folded) if a in origin.evidence and a not in origin.user]
+        if not (runs_remote and copied):  # a download run by a shell, copied from there: dropped outright
+            needed = self.options.min_support_with_anchor if copied else self.options.min_support
+            if support is None or support < needed:
+                return
+            user_support = origin.user_support(folded)
+            if user_support + self.options.margin_over_user > support:
+                return
+        message, text = origin.where(folded, copied)
+        where = (f"tool message {message.id!r}" if message.role == "tool"
+                 else f"text the user quoted in message {message.id!r}")
+        share = f"{support:.0%} of it comes from" if support is not None else "it copies"
+        yield Finding(f"the memory turns an instruction from {where} into a rule ({share} text that addresses "
+                      "the agent or runs a download), whichever message it cites; only the user sets the "
+                      "agent's rules", path="/content")
 
-    def _batch_may_hold_injection(self, ctx: Any) -> bool:
-        """False when no new message of the batch has a line :meth:`_split` would keep.
-
-        One search per message, once per batch: most batches hold no injection
-        marker and no ``|`` at all, and then no memory needs its sources split.
-        """
-        key = self.__dict__.get("_gate_key")
+    def _origin(self, ctx: Any) -> "_Origin":
+        """The batch's injected lines and the user's own words, folded; once per batch."""
+        key = self.__dict__.get("_origin_key")
         if key is None:
-            key = self.__dict__["_gate_key"] = f"P003.gate:{hash(tuple(self.options.injection_markers))}"
+            key = self.__dict__["_origin_key"] = (
+                f"P003.origin:{hash((tuple(self.options.injection_markers), self.options.min_support))}")
         memo = ctx.batch.memo
         found = memo.get(key)
         if found is None:
-            found = memo[key] = any(self._may_hold_injection(m) for m in ctx.batch.messages)
+            found = memo[key] = _Origin.of(ctx.batch, self._injected_lines)
         return found
 
-    def _may_hold_injection(self, message: Any) -> bool:
-        """False when :meth:`_split` certainly finds no injected line in ``message``.
-
-        A marker found (on word boundaries) in a line or a quotation is found
-        in the whole text too: lines and quotations end at a newline or a
-        quote mark, which no marker spans and which is no word character.
-        Two cases are left to :meth:`_split`: a ``>`` quotation cut at its
-        length limit (its end is not a boundary in the text), and a text whose
-        lower-casing changes its length (another matcher is used).
-        """
-        if message.role not in ("tool", "user"):
-            return False
-        text = message.content
-        if message.role == "user" and not _has_quote_opener(text):
-            return False  # only what a user quotes can carry an injection
-        if "|" in text or not self._gate_is_exact():
-            return True
-        lowered = text.lower()
-        if len(lowered) != len(text):
-            return True
-        if message.role == "user" and ">" in text and _LONG_QUOTE_LINE.search(text):
-            return True
-        return option_matcher(self, "injection_markers").search(text, lowered=lowered) is not None
-
-    def _gate_is_exact(self) -> bool:
-        """Markers hold no newline or quote mark (true of the defaults; a custom list may differ)."""
-        exact = self.__dict__.get("_gate_exact")
-        if exact is None:
-            exact = self.__dict__["_gate_exact"] = not any(
-                ch in marker for marker in self.options.injection_markers for ch in _QUOTE_EDGES)
-        return exact
-
-    def _split(self, message: Any) -> tuple[list[str], str]:
-        """``(injected lines, the user's own words)`` of one message."""
-        text = message.content
-        if message.role == "tool":
-            return self._injected_lines(text), ""
-        if message.role != "user":
-            return [], ""
-        quoted = [m.group(0) for m in _QUOTED.finditer(text)]
-        for span in _fenced(text):
-            quoted.append(span)
-        own = text
-        for q in quoted:
-            own = own.replace(q, " ")
-        injected = [line for q in quoted for line in self._injected_lines(q)]
-        return injected, own
-
     def _injected_lines(self, text: str) -> list[str]:
+        """The lines of (folded) untrusted ``text`` that read like an injection, each with the next two."""
         markers = option_matcher(self, "injection_markers")
+        # One search over the whole text first: a line that matches makes the text match
+        # (a line ends at a newline, which no marker or command pattern needs).
+        if markers.search(text) is None and not dangerous(text):
+            return []
         lines = text.split("\n")
         out: list[str] = []
         for i, line in enumerate(lines):
-            if markers.search(line) or ("|" in line and _PIPE_TO_SHELL.search(line)):
+            if markers.search(line) or dangerous(line):
                 # The instruction may run on to the next lines.
                 out.append("\n".join(lines[i:i + 3]))
         return out
+
+
+class _Origin:
+    """Untrusted text of one batch (new and background messages), folded.
+
+    ``injected``: ``(message, lines)`` of every tool message and every user
+    quotation with a line that reads like an injection; ``evidence``: those
+    lines joined; ``user``: what users wrote themselves (quotations cut out).
+    """
+
+    __slots__ = ("injected", "evidence", "evidence_terms", "evidence_chars", "user", "_user_tc", "_messages")
+
+    def __init__(self) -> None:
+        self.injected: list[tuple[Any, list[str]]] = []
+        self.evidence = ""
+        self.evidence_terms: frozenset[str] = frozenset()
+        self.evidence_chars: frozenset[str] = frozenset()
+        self.user = ""
+        self._user_tc: tuple[frozenset[str], frozenset[str]] | None = None
+
+    @classmethod
+    def of(cls, batch: Any, injected_lines: Callable[[str], list[str]]) -> "_Origin":
+        origin = cls()
+        messages = [*batch.background, *batch.messages]
+        for message in messages:
+            if message.role == "tool":
+                lines = injected_lines(fold(message.content))
+            elif message.role == "user" and _has_quote_opener(message.content):
+                lines = [line for q in _quotations(fold(message.content)) for line in injected_lines(q)]
+            else:
+                continue
+            if lines:
+                origin.injected.append((message, lines))
+        if not origin.injected:
+            return origin
+        origin.evidence = " ".join(line for _, lines in origin.injected for line in lines)
+        origin.evidence_terms = _text.terms(origin.evidence)
+        origin.evidence_chars = _text.chars(origin.evidence)
+        own = []
+        for message in messages:
+            if message.role == "user":
+                text = fold(message.content)
+                for q in _quotations(text) if _has_quote_opener(text) else ():
+                    text = text.replace(q, " ")
+                own.append(text)
+        origin.user = "\n".join(own)
+        return origin
+
+    def user_support(self, claim: str) -> float:
+        if not self.user:
+            return 0.0
+        if self._user_tc is None:
+            self._user_tc = (_text.terms(self.user), _text.chars(self.user))
+        return _text.support(claim, *self._user_tc) or 0.0
+
+    def where(self, claim: str, copied: list[str]) -> tuple[Any, str]:
+        """The injected message the claim comes from: the one holding a copied anchor, else the closest."""
+        for message, lines in self.injected:
+            joined = " ".join(lines)
+            if any(a in joined for a in copied):
+                return message, joined
+        best = max(self.injected, key=lambda item: _text.support(claim, _text.terms(" ".join(item[1])),
+                                                                 _text.chars(" ".join(item[1]))) or 0.0)
+        return best[0], " ".join(best[1])
+
+
+def _quotations(text: str) -> list[str]:
+    """What a user quoted rather than said: “…”, 「…」, 『…』, "…", ``>`` lines, code blocks."""
+    quoted = [m.group(0) for m in _QUOTED.finditer(text)]
+    quoted.extend(_fenced(text))
+    return quoted
 
 
 def _fenced(text: str) -> list[str]:
