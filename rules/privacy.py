@@ -256,6 +256,8 @@ class _Redacting(Rule):
 
     def _field(self, ctx: Any, path: str, label: str, value: Any, known: Any = None) -> Finding | None:
         found: list[tuple[str, str]] = []
+        if known is None:
+            known = batch_secrets(ctx, self.code)
 
         def redact_text(text: str) -> str:
             text, hits = self.scan(text)

@@ -244,3 +244,93 @@ def test_generated_answers_and_contexts_never_leak(pair: tuple[dict[str, Any], l
     if report is not None and report.ok:
         with tempfile.TemporaryDirectory() as tmp:
             assert_clean(cli_channels(output, context, Path(tmp)), secrets, f"{name} at {slots[index][0]} (CLI)")
+
+
+# --- the cases of issue 12, one by one ---------------------------------------------
+
+def _ctx(*texts: str) -> dict[str, Any]:
+    return {"messages": [{"id": f"m{k}", "sessionKey": "s1", "role": "user", "content": t, "timestamp": None}
+                         for k, t in enumerate(texts, 1)]}
+
+
+def _scene(*memories: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"new_scene_name": "shop｜部署", "new_scene_reason": "No pool scene covers deploys.", "message_ids": ["m1"],
+             "memories": [{"type": "work_fact", "priority": 80, "source_message_ids": ["m1"], **m} for m in memories]}]
+
+
+def _all_text(report: Any) -> str:
+    from memvet.ci_formats import format_github, format_sarif
+    return "\n".join([report.to_json(), format_text(report), format_sarif(report), format_github(report)])
+
+
+def test_metadata_keys_are_scanned_and_redacted() -> None:
+    sk = "sk-proj-Qm8vT2xLp9Rz4Kd7Wn3Bj6Hs1Fy5Gc0A"
+    report = memvet.validate(_scene({"content": "部署前先跑迁移脚本。",
+                                     "metadata": {sk: "x", "zhang.wei@corp-mail.cn": "13800138000"}}),
+                             _ctx("部署前先跑迁移脚本"))
+    text = _all_text(report)
+    for secret in (sk, "zhang.wei@corp-mail.cn", "13800138000"):
+        assert secret not in text
+    assert {"P001", "P002"} <= set(report.codes())
+
+
+@pytest.mark.parametrize("detected, bare, secret", [
+    ("postgres://admin:S3cr3t-Prod-9931@db-prod.internal:5432/app", "部署依赖 S3cr3t-Prod-9931", "S3cr3t-Prod-9931"),
+    ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8Lm2Tq9R", "备用密钥 wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8Lm2Tq9R",
+     "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8Lm2Tq9R"),
+    ("password=Tr0ub4dor9zq", "登录用 Tr0ub4dor9zq", "Tr0ub4dor9zq"),
+])
+def test_a_secret_redacted_in_one_memory_is_redacted_in_the_next(detected: str, bare: str, secret: str) -> None:
+    report = memvet.validate(_scene({"content": f"生产库连接是 {detected}。"}, {"content": f"{bare}，别改。"}),
+                             _ctx(f"生产库连接是 {detected}", bare))
+    assert secret not in _all_text(report)
+    assert [v.path for v in report.violations if v.code == "P001"] == ["/0/memories/0/content", "/0/memories/1/content"]
+
+
+def test_a_secret_only_the_context_shows_is_redacted_in_the_answer() -> None:
+    report = memvet.validate(_scene({"content": "staging 的口令 Tr0ub4dor9zq 每季度轮换。"}),
+                             _ctx("staging: password=Tr0ub4dor9zq，每季度轮换"))
+    assert "Tr0ub4dor9zq" not in _all_text(report)
+    assert "[REDACTED:password]" in report.records[0]["content"] if report.records else True
+
+
+def test_base64_and_split_tokens() -> None:
+    token = "ghp_9fKq2LmZ7xR4tWb8NcE1uVyH3sDj6AoP0gQi"
+    encoded = base64.b64encode(token.encode()).decode()
+    for content in (f"CI 的 GH_AUTH 是 {encoded}。", f"token {token[:20]} {token[20:]} 用于 CI。",
+                    f"token {token[:20]}\n{token[20:]} 用于 CI。"):
+        report = memvet.validate(_scene({"content": content}), _ctx(content))
+        text = _all_text(report)
+        assert token not in text and encoded not in text and token[20:] not in text, content
+        assert "P001" in report.codes()
+
+
+def test_schema_and_repair_messages_never_echo_a_secret() -> None:
+    gh, xoxb = "ghp_9fKq2LmZ7xR4tWb8NcE1uVyH3sDj6AoP0gQi", "xoxb-1234567890-Qm8vT2xLp9Rz4Kd7Wn3B"
+    # S004: a secret as an enum value and as an unknown property.
+    out = _scene({"content": "部署前先跑迁移脚本。", "type": gh, xoxb: 1})
+    report = memvet.validate(out, _ctx("部署前先跑迁移脚本"))
+    assert "S004" in report.codes()
+    text = _all_text(report)
+    assert gh not in text and xoxb not in text
+    # S010: a bare word repaired into a string.
+    raw = json.dumps(_scene({"content": "部署前先跑迁移脚本。"}), ensure_ascii=False).replace('"priority": 80', f'"priority": {gh}')
+    report = memvet.validate(raw, _ctx("部署前先跑迁移脚本"))
+    assert gh not in _all_text(report)
+
+
+def test_a_value_that_is_a_secret_is_shown_by_kind_and_length() -> None:
+    from memvet.formats import shown_value
+    gh = "ghp_9fKq2LmZ7xR4tWb8NcE1uVyH3sDj6AoP0gQi"
+    report = memvet.validate(_scene({"content": "部署前先跑迁移脚本。", "type": gh}), _ctx("部署前先跑迁移脚本"))
+    path = next(v.path for v in report.violations if v.code == "S004" and v.path.endswith("/type"))
+    assert shown_value(report, path) == f"<github-token, {len(gh)} characters>"
+
+
+def test_a_context_error_never_echoes_a_secret_key() -> None:
+    gh = "ghp_9fKq2LmZ7xR4tWb8NcE1uVyH3sDj6AoP0gQi"
+    ctx = _ctx("部署前先跑迁移脚本")
+    ctx["scenePool"] = [{"id": "sc1", "label": "a｜b", gh: "x"}]
+    with pytest.raises(ContextError) as err:
+        memvet.validate(_scene({"content": "部署前先跑迁移脚本。"}), ctx)
+    assert gh not in str(err.value) and "[REDACTED:github-token]" in str(err.value)
