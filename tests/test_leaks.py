@@ -334,3 +334,15 @@ def test_a_context_error_never_echoes_a_secret_key() -> None:
     with pytest.raises(ContextError) as err:
         memvet.validate(_scene({"content": "部署前先跑迁移脚本。"}), ctx)
     assert gh not in str(err.value) and "[REDACTED:github-token]" in str(err.value)
+
+
+def test_hand_written_memories_and_reasons_are_redacted_in_the_store(tmp_path: Path) -> None:
+    gh = "ghp_9fKq2LmZ7xR4tWb8NcE1uVyH3sDj6AoP0gQi"
+    db = tmp_path / "memory.db"
+    code, out = _cli("store", "add", "--kind", "project_fact", "--content", f"CI 用 token {gh} 访问 GitHub API",
+                     "--source", "m1", "--store", str(db))
+    assert code == 0, out
+    texts = [out] + _store_bytes(db)
+    for command in (["recall", "--all-statuses"], ["events"], ["stats"]):
+        texts.append(_cli("store", *command, "--store", str(db))[1])
+    assert_clean(texts, [gh], "store add")

@@ -299,6 +299,15 @@ class Engine:
         return [(b.code, b.rule.find_secrets) for b in self.by_target["scene"] + self.by_target["memory"]
                 if callable(getattr(b.rule, "find_secrets", None))]
 
+    def redact_text(self, text: str) -> str:
+        """``text`` with what the privacy rules find in it replaced by placeholders (free text
+        that reaches the store outside an answer: a hand-written memory, a reason)."""
+        found = collect(self._secret_finders(), [text], placeholder)
+        secrets = SecretSet()
+        for each in found.values():
+            secrets.update(each.placeholders)
+        return secrets.scrub(text)
+
     def _scrubbed_error(self, exc: ContextError) -> ContextError:
         """``exc`` with what privacy rules find in its text redacted (a key of the context may be a token)."""
         parts = [p for p in (exc.detail, exc.field, exc.file) if p]
