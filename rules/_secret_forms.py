@@ -45,49 +45,77 @@ def split_tokens(text: str, detectors: tuple[Any, ...],
     """
     if " " not in text and "\n" not in text and "\t" not in text:
         return text, []
-    needles = {n: d for d in detectors for n in d.needles}
+    needles, finder = _needles(detectors)
+    hit = finder.search(text)
+    if hit is None:  # the usual case: no provider prefix at all
+        return text, []
     found: list[tuple[str, str]] = []
     pieces_out: list[str] = []
-    last = 0
-    pos = 0
-    n = len(text)
-    while pos < n:
-        m = _TOKEN_RUN.search(text, pos)
-        if m is None:
-            break
-        pos = m.end()
-        first = m.group(0)
-        candidates = [d for needle, d in needles.items() if needle in first]
-        if not candidates:
-            continue
-        spans = [m.span()]
-        end = m.end()
-        while len(spans) < _MAX_PIECES and end < n:
-            gap = _GAP.match(text, end)
-            if gap is None or gap.end() == end:
-                break
-            nxt = _TOKEN_RUN.match(text, gap.end())
-            if nxt is None or not _looks_random(nxt.group(0)):
-                break
-            spans.append(nxt.span())
-            end = nxt.end()
-        if len(spans) == 1:
-            continue
-        joined = "".join(text[a:b] for a, b in spans)
-        hit = _first_match(joined, candidates, len(first))
-        if hit is None:
-            continue
-        kind, jstart, jend = hit
-        start, stop = _original(spans, jstart), _original(spans, jend - 1) + 1
-        found.append((text[start:stop], kind))
-        found.append((joined[jstart:jend], kind))
-        pieces_out += [text[last:start], placeholder(kind)]
-        last = stop
-        pos = max(pos, stop)
+    last = pos = 0
+    while hit is not None:
+        # The token run holding the prefix: back to its first character, then forward.
+        start = hit.start()
+        floor = max(pos, start - 4000)
+        while start > floor and text[start - 1] in _TOKEN_CHARS:
+            start -= 1
+        m = _TOKEN_RUN.match(text, start)
+        pos = max(m.end(), hit.end()) if m is not None else hit.end()
+        redacted = None if m is None else _join_and_match(text, m, needles)
+        if redacted is not None:
+            kind, start, stop, joined = redacted
+            found.append((text[start:stop], kind))
+            found.append((joined, kind))
+            pieces_out += [text[last:start], placeholder(kind)]
+            last = pos = max(pos, stop)
+        hit = finder.search(text, pos)
     if not found:
         return text, []
     pieces_out.append(text[last:])
     return "".join(pieces_out), found
+
+
+def _join_and_match(text: str, m: re.Match[str], needles: dict[str, Any]) -> tuple[str, int, int, str] | None:
+    """``(kind, start, stop, joined token)`` when the run ``m`` and the random-looking pieces
+    after it match a provider format only together; None otherwise."""
+    first = m.group(0)
+    candidates = [d for needle, d in needles.items() if needle in first]
+    if not candidates:
+        return None
+    spans = [m.span()]
+    end, n = m.end(), len(text)
+    while len(spans) < _MAX_PIECES and end < n:
+        gap = _GAP.match(text, end)
+        if gap is None or gap.end() == end:
+            break
+        nxt = _TOKEN_RUN.match(text, gap.end())
+        if nxt is None or not _looks_random(nxt.group(0)):
+            break
+        spans.append(nxt.span())
+        end = nxt.end()
+    if len(spans) == 1:
+        return None
+    joined = "".join(text[a:b] for a, b in spans)
+    hit = _first_match(joined, candidates, len(first))
+    if hit is None:
+        return None
+    kind, jstart, jend = hit
+    return kind, _original(spans, jstart), _original(spans, jend - 1) + 1, joined[jstart:jend]
+
+
+_TOKEN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+/=-")
+_NEEDLES: dict[int, tuple[tuple[Any, ...], dict[str, Any], re.Pattern[str]]] = {}
+
+
+def _needles(detectors: tuple[Any, ...]) -> tuple[dict[str, Any], re.Pattern[str]]:
+    """``{prefix: detector}`` and one pattern finding any prefix; built once per detector tuple."""
+    # Keyed by identity (the detector tuples are module constants): hashing
+    # dataclasses that hold compiled patterns on every call costs more than the scan.
+    found = _NEEDLES.get(id(detectors))
+    if found is None or found[0] is not detectors:
+        needles = {n: d for d in detectors for n in d.needles}
+        pattern = re.compile("|".join(map(re.escape, sorted(needles, key=len, reverse=True))))
+        found = _NEEDLES[id(detectors)] = (detectors, needles, pattern)
+    return found[1], found[2]
 
 
 def _first_match(joined: str, detectors: list[Any], first_len: int) -> tuple[str, int, int] | None:

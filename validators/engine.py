@@ -30,7 +30,7 @@ from .parse import ParseResult, parse_output
 from .registry import Registry, default_registry
 from .report import Report, Violation
 from .rule import MEMORY_TYPES, Action, Finding, Rule
-from .secrets import BATCH_SECRETS, SecretSet, collect, iter_strings, placeholder
+from .secrets import BATCH_SECRETS, ContextLines, SecretSet, collect, iter_strings, placeholder
 
 # Codes the engine itself emits (their classes live in memvet.rules.engine).
 E001, E002 = "E001", "E002"
@@ -332,12 +332,16 @@ class Engine:
         if not finders:
             return
         if parsed.value is not None:
-            answer = collect(finders, iter_strings(parsed.value), placeholder)
+            strings = list(iter_strings(parsed.value))
         else:  # unparsable: the raw text is all there is
             raw = output.decode("utf-8", "replace") if isinstance(output, (bytes, bytearray)) else output
-            answer = collect(finders, [raw] if isinstance(raw, str) else iter_strings(raw), placeholder)
-        key = "memvet.secrets.context:" + ",".join(code for code, _ in finders)
-        context = ctx.memo(key, lambda: collect(finders, iter_strings(ctx.batch.model.model_dump()), placeholder))
+            strings = [raw] if isinstance(raw, str) else list(iter_strings(raw))
+        answer = collect(finders, strings, placeholder)
+        # The context: every string but the message texts whole; of those, the lines
+        # that share a word with the answer (a value found nowhere in the answer can
+        # reach no report, record or message; the engine copies only session keys).
+        lines = ctx.memo("memvet.secrets.context-lines", lambda: ContextLines(ctx.batch))
+        context = collect(finders, lines.relevant(strings), placeholder)
         by_code: dict[str, SecretSet] = {}
         for found in (context, answer):
             for code, secrets in found.items():

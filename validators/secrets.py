@@ -168,16 +168,79 @@ def collect(finders: list[tuple[str, Callable[[str], list[tuple[str, str]]]]], s
             placeholder: Callable[[str], str]) -> dict[str, SecretSet]:
     """``{code: SecretSet}`` of what each finder ``(code, find)`` finds in ``strings`` (each scanned once)."""
     out: dict[str, SecretSet] = {}
-    unique = dict.fromkeys(s for s in strings if s)
+    # One scan over every distinct string, joined by a separator no detector reads
+    # across (a NUL between line breaks: no token, address, number or key value
+    # holds it), instead of one call per string: a context has thousands of them.
+    text = _SEPARATOR.join(dict.fromkeys(s for s in strings if s))
+    if not text:
+        return out
     for code, find in finders:
         found = SecretSet()
-        for text in unique:
-            for value, kind in find(text):
+        for value, kind in find(text):
+            if _SEPARATOR not in value:
                 found.add(value, placeholder(kind))
         if found:
             out[code] = found
     return out
 
 
+_SEPARATOR = "\n\x00\n"
+
+
 def placeholder(kind: str) -> str:
     return f"[REDACTED:{kind}]"
+
+
+# Words a secret shares with the text it was copied from: runs of letters, digits
+# and the few marks tokens, addresses and numbers are made of.
+_WORD = re.compile(r"[A-Za-z0-9_+.-]{6,}")
+_DIGIT = re.compile(r"\d")
+_INNER_UPPER = re.compile(r".[A-Z]")
+
+
+def _generated(word: str) -> bool:
+    """A word that may be (part of) a generated value: a digit, or a capital inside it.
+
+    What every detector finds without a word around it looks like this
+    (tokens, keys, passwords, numbers); an address or a name copied bare
+    into the answer is found there by the detectors themselves.
+    """
+    return _DIGIT.search(word) is not None or (_INNER_UPPER.search(word) is not None and not word.isupper())
+
+
+class ContextLines:
+    """A batch context's strings for the secret scan.
+
+    ``fixed``: every string but the message texts (ids, session keys, pool
+    labels, existing memories, known projects), always scanned. Of the
+    message texts only the lines holding a word of the answer are scanned:
+    a value found nowhere in the answer reaches no report, record or
+    message (the engine copies nothing else of the context but session
+    keys), and the one found is redacted wherever the answer copies it. A
+    text holding a private key block is scanned whole (the block spans
+    lines).
+    """
+
+    __slots__ = ("fixed", "texts")
+
+    def __init__(self, batch: Any):
+        dumped = batch.model.model_dump()
+        messages = [*dumped.pop("messages", []), *dumped.pop("background", [])]
+        contents = [m.pop("content", "") for m in messages]
+        self.fixed: list[str] = [*iter_strings(dumped), *iter_strings(messages)]
+        self.texts: list[str] = []
+        for text in contents:
+            if isinstance(text, str) and text:
+                (self.fixed if "PRIVATE KEY" in text else self.texts).append(text)
+
+    def relevant(self, answer_strings: list[str]) -> list[str]:
+        """The fixed strings, plus every line of a message text holding a word of ``answer_strings``."""
+        words = {w for text in answer_strings for w in _WORD.findall(text) if _generated(w)}
+        out = list(self.fixed)
+        if not words:
+            return out
+        for text in self.texts:
+            hits = [w for w in words if w in text]  # substring searches in C: no per-line work for most texts
+            if hits:
+                out.extend(line for line in text.split("\n") if any(w in line for w in hits))
+        return out
