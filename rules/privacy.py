@@ -21,9 +21,14 @@ catastrophically, e-mail addresses are found from their ``@`` outwards.
 Speed: almost every scene is clean, so each rule first runs one prefilter
 -- a necessary condition of all its detectors, :meth:`_Redacting.may_hold`
 -- over the scene's text joined, and scans field by field only when it
-passes. P003 asks once per batch whether any new message holds a line it
-would keep (:meth:`InjectedInstruction._batch_may_hold_injection`); most
-batches hold none and then no memory's sources are split.
+passes. P003 finds the batch's injected lines once per batch
+(:meth:`InjectedInstruction._origin`, one search per message first); most
+batches hold none and then no memory is looked at.
+
+What P001 and P002 find anywhere in the batch -- answer or context, any
+string -- the engine registers before the rules run (``find_secrets``,
+:mod:`memvet.secrets`): they redact it wherever it occurs, and every
+channel of the report is scrubbed of it.
 """
 
 from __future__ import annotations
@@ -951,19 +956,26 @@ class InjectedInstruction(Rule):
     """An instruction planted in tool output or quoted text, stored as a rule.
 
     What it does:
-        Collects the untrusted text among the memory's source messages --
-        every ``tool`` message, and what a ``user`` quoted (“…”, 「…」,
-        『…』, "…", ``>`` lines, code blocks) rather than said -- and keeps
-        the lines that read like an injection: they address the agent or
-        override its instructions (``injection_markers``: "ignore previous
-        instructions", "AI assistants", "from now on", 忽略之前的指令, AI 助手,
-        以后所有项目...) or pipe a download into a shell. The memory is
-        dropped when it is a directive (``directive_words``: must, always,
-        应, 必须, 每次...), at least ``min_support`` (0.5) of its terms come
-        from those lines -- ``min_support_with_anchor`` (0.3) when it copies
-        a URL, command or identifier from them that the user never wrote --
-        and at least ``margin_over_user`` (0.2) less from the user's own
-        words.
+        Judges an instruction by its ORIGIN, whatever messages the memory
+        cites. Collects the untrusted text of the whole batch (new and
+        background messages) -- every ``tool`` message, and what a ``user``
+        quoted (“…”, 「…」, 『…』, "…", ``>`` lines, code blocks) rather
+        than said -- after folding obfuscations (NFKC full-width letters,
+        zero-width characters removed, letter-spaced words joined), and
+        keeps the lines that read like an injection: they address the
+        agent or override its instructions (``injection_markers``: "ignore
+        previous instructions", "AI assistants", "from now on", 忽略之前的指令,
+        AI 助手, 以后所有项目...), run a download in a shell (``curl … | sh``,
+        ``wget … | sudo bash``, ``bash <(curl …)``, ``sh -c "$(curl …)"``,
+        ``iex (iwr …)``) or send secrets to a URL or an address. The memory
+        (folded too) is dropped when it is a directive (``directive_words``:
+        must, always, 应, 必须, 每次...) or runs a download, and either it runs
+        a download copied from those lines, or at least ``min_support``
+        (0.5) of its terms come from them -- ``min_support_with_anchor``
+        (0.3) when it copies a URL, command or identifier from them that no
+        user wrote anywhere in the batch -- and at least
+        ``margin_over_user`` (0.2) less from the users' own words. The
+        message names the message the instruction comes from.
 
     Why is this bad?
         Prompt injection that reaches long-term memory is replayed into
