@@ -313,6 +313,10 @@ def test_schema_and_repair_messages_never_echo_a_secret() -> None:
     assert "S004" in report.codes()
     text = _all_text(report)
     assert gh not in text and xoxb not in text
+    # The messages describe the value by kind and length.
+    messages = " ".join(v.message for v in report.violations if v.code == "S004")
+    assert f"[REDACTED:github-token, {len(gh)} characters]" in messages
+    assert f"[REDACTED:slack-token, {len(xoxb)} characters]" in messages
     # S010: a bare word repaired into a string.
     raw = json.dumps(_scene({"content": "部署前先跑迁移脚本。"}), ensure_ascii=False).replace('"priority": 80', f'"priority": {gh}')
     report = memvet.validate(raw, _ctx("部署前先跑迁移脚本"))

@@ -117,7 +117,7 @@ def test_secret_is_registered_and_scrubbed_from_other_rules_messages():
     assert [v.code for v in report.violations] == ["P001", "I001"]
     assert token not in report.output[0]["memories"][0]["content"]
     assert all(token not in v.message for v in report.violations), "registered secrets are scrubbed from messages"
-    assert "[REDACTED:github-token]" in report.violations[1].message
+    assert f"[REDACTED:github-token, {len(token)} characters]" in report.violations[1].message
 
 
 def test_findings_never_echo_the_secret():

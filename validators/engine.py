@@ -238,7 +238,7 @@ class Engine:
         """Fail closed: everything found so far, plus one E001 reject at the root."""
         e = self.engine_rules.get(E001)
         # Scrubbed before it is cut, so no secret is left half-visible at the edge.
-        detail = SecretSet(run.ctx.secrets).scrub(str(exc)[:4000])[:200]
+        detail = SecretSet(run.ctx.secrets).describe(str(exc)[:4000])[:200]
         run.violations.append(Violation(
             E001, e.name if e else "rule-crashed", "reject", "",
             f"the engine failed on this answer ({type(exc).__name__}: {detail}); nothing of it may be committed",
@@ -734,9 +734,13 @@ def _order(pointer: str) -> tuple[Any, ...]:
 
 
 def _scrub(violations: list[Violation], secrets: SecretSet) -> None:
-    """Every message, pointer and fix op (values and keys at any depth) without a secret."""
+    """Every message, pointer and fix op (values and keys at any depth) without a secret.
+
+    A message describes the secret by kind and length; pointers and fixes
+    carry the placeholder the records and the output carry.
+    """
     for v in violations:
-        v.message = secrets.scrub(v.message)
+        v.message = secrets.describe(v.message)
         v.path = secrets.scrub(v.path)
         if v.fix:
             v.fix = secrets.scrub_value(v.fix)

@@ -69,6 +69,20 @@ class SecretSet:
         placeholders = self.placeholders
         return pattern.sub(lambda m: placeholders[m.group(0)], text)
 
+    def describe(self, text: str) -> str:
+        """``text`` with each secret replaced by its kind and length (``[REDACTED:github-token, 40
+        characters]``): what a message says of a bad value that is a secret."""
+        pattern = self._compiled()
+        if pattern is None or not text:
+            return text
+        placeholders = self.placeholders
+
+        def described(m: re.Match[str]) -> str:
+            shown = placeholders[m.group(0)]
+            return f"{shown[:-1]}, {len(m.group(0))} characters]" if shown.endswith("]") else shown
+
+        return pattern.sub(described, text)
+
     def found(self, text: str) -> list[str]:
         """The secrets occurring in ``text`` (leftmost-longest, each once)."""
         pattern = self._compiled()
