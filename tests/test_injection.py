@@ -176,3 +176,35 @@ def test_the_users_own_rules_are_not_injections(control: int) -> None:
 ])
 def test_fold_undoes_the_obfuscations(text: str, folded: str) -> None:
     assert fold(text) == folded
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@st.composite
+def obfuscated(draw: st.DrawFn, text: str) -> str:
+    """``text`` with zero-width characters, full-width letters and doubled spaces at random places."""
+    out = []
+    for ch in text:
+        trick = draw(st.sampled_from(["keep", "keep", "keep", "zero-width", "full-width", "space"]))
+        if trick == "zero-width":
+            out.append(ch + draw(st.sampled_from(["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"])))
+        elif trick == "full-width" and "!" <= ch <= "~":
+            out.append(chr(ord(ch) + 0xFEE0))
+        elif trick == "space" and ch == " ":
+            out.append("  ")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), payload=st.integers(0, len(PAYLOADS) - 1), citation=st.sampled_from(sorted(CITATIONS)),
+       mtype=st.sampled_from(TYPES))
+def test_randomly_obfuscated_payloads_are_dropped(data: st.DataObject, payload: int, citation: str, mtype: str) -> None:
+    tool_text, memory = PAYLOADS[payload]
+    hidden_tool = data.draw(obfuscated(tool_text))
+    content = data.draw(st.sampled_from([memory, data.draw(obfuscated(memory))]))
+    report = memvet.validate(answer(content, mtype, CITATIONS[citation]), batch(hidden_tool, memory))
+    assert_dropped_as_injection(report, f"{citation}/{mtype}: {hidden_tool!r} / {content!r}")
