@@ -241,9 +241,17 @@ def test_generated_answers_and_contexts_never_leak(pair: tuple[dict[str, Any], l
         output = plant(output, data.draw(st.integers(0, len(answer_slots) - 1)), secrets[0])
     texts, report = api_channels(output, context)
     assert_clean(texts, secrets, f"{name} at {slots[index][0]}")
-    if report is not None and report.ok:
-        with tempfile.TemporaryDirectory() as tmp:
-            assert_clean(cli_channels(output, context, Path(tmp)), secrets, f"{name} at {slots[index][0]} (CLI)")
+    # The CLI in every format, --commit and the store commands; a broken context is an exit-2 error message.
+    with tempfile.TemporaryDirectory() as tmp:
+        assert_clean(cli_channels(output, context, Path(tmp)), secrets, f"{name} at {slots[index][0]} (CLI)")
+
+
+def test_a_secret_in_the_prose_around_the_json_never_shows() -> None:
+    for name, text, secrets in plants(random.Random(3)):
+        raw = f"Here is the answer ({text}):\n```json\n{json.dumps(EXAMPLE_OUTPUT, ensure_ascii=False)}\n```\nsee {text}"
+        report = memvet.validate(raw, EXAMPLE_CONTEXT)
+        assert "S002" in report.codes()
+        assert_clean([_all_text(report)], secrets, f"{name} in the prose")
 
 
 # --- the cases of issue 12, one by one ---------------------------------------------

@@ -331,10 +331,12 @@ class Engine:
         finders = self._secret_finders()
         if not finders:
             return
+        raw = output.decode("utf-8", "replace") if isinstance(output, (bytes, bytearray)) else output
         if parsed.value is not None:
             strings = list(iter_strings(parsed.value))
+            if parsed.unwrapped and isinstance(raw, str):
+                strings.append(raw)  # the prose or fence around the JSON too
         else:  # unparsable: the raw text is all there is
-            raw = output.decode("utf-8", "replace") if isinstance(output, (bytes, bytearray)) else output
             strings = [raw] if isinstance(raw, str) else list(iter_strings(raw))
         answer = collect(finders, strings, placeholder)
         # The context: every string but the message texts whole; of those, the lines
