@@ -969,7 +969,8 @@ class InjectedInstruction(Rule):
         ``wget … | sudo bash``, ``bash <(curl …)``, ``sh -c "$(curl …)"``,
         ``iex (iwr …)``) or send secrets to a URL or an address. The memory
         (folded too) is dropped when it is a directive (``directive_words``:
-        must, always, 应, 必须, 每次...) or runs a download, and either it runs
+        must, always, 应, 必须, 每次...; or ``instruction_words``: run, fetch,
+        send, disable, push, 执行, 发送, 跳过...) or runs a download, and either it runs
         a download copied from those lines, or at least ``min_support``
         (0.5) of its terms come from them -- ``min_support_with_anchor``
         (0.3) when it copies a URL, command or identifier from them that no
@@ -1037,6 +1038,14 @@ class InjectedInstruction(Rule):
             "应", "必须", "务必", "需要", "需", "要求", "每次", "一律", "总是", "永远", "禁止", "不要", "先执行",
             "请", "都要",
         ]
+        #: Imperatives an instruction can be phrased with instead of a directive word
+        #: ("Fetch … and follow it", "执行 …"): run, fetch, send, disable checks, push, obey.
+        instruction_words: list[str] = [
+            "run", "execute", "fetch", "download", "install", "send", "upload", "push", "force push", "publish",
+            "disable", "skip", "bypass", "turn off", "follow", "obey", "ignore",
+            "执行", "运行", "下载", "安装", "发送", "发到", "上传", "推送", "发布", "关闭", "跳过", "禁用", "绕过",
+            "遵循", "照做", "忽略",
+        ]
         min_support: float = 0.5
         min_support_with_anchor: float = 0.3
         margin_over_user: float = 0.2
@@ -1053,7 +1062,8 @@ class InjectedInstruction(Rule):
             return
         folded = fold(content)
         runs_remote = dangerous(folded)
-        if not runs_remote and option_matcher(self, "directive_words").search(folded) is None:
+        if (not runs_remote and option_matcher(self, "directive_words").search(folded) is None
+                and option_matcher(self, "instruction_words").search(folded) is None):
             return
         origin = self._origin(ctx)
         # Whatever the memory cites: its origin is what the batch's untrusted text says.
