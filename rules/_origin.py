@@ -56,22 +56,25 @@ RUN_REMOTE = re.compile(
     r"|\b(?:ba|z|da)?sh\s{1,3}<\(\s{0,3}(?:curl|wget)\b"
     r"|\$\(\s{0,3}(?:curl|wget)\b"
     r"|(?i:\b(?:iex|invoke-expression)\b[^\n]{0,120}\b(?:iwr|irm|invoke-webrequest|invoke-restmethod|downloadstring)\b)")
-#: Sending secrets or the code somewhere: a verb of sending, something secret, and a URL or an address.
-# ("post", "report", "paste", "submit" are left out: API docs and READMEs say them of tokens all the time.)
-_SEND = re.compile(r"(?i:\b(?:send|upload|mail|e-mail|email|forward|exfiltrate)\b)"
-                   r"|发到|发送|发给|上传|传到|转发|寄到")
-_SECRET_THING = re.compile(r"(?i:\.env\b|\bsecrets?\b|\btokens?\b|\bcredentials?\b|\bpasswords?\b|api[ _-]?keys?"
-                           r"|\bssh\b|private key|id_rsa|\bkeys\b)|密钥|秘钥|令牌|密码|凭据|凭证|环境变量|私钥|源码|源代码")
 _DESTINATION = re.compile(r"https?://|[\w.+-]@[\w-]{1,63}\.")
 
 
-def sends_secrets(line: str) -> bool:
+class _Matcher:  # what a word-list matcher offers here (memvet.rules._wordmatch.WordMatcher)
+    def search(self, text: str) -> object: ...
+
+
+def sends_secrets(line: str, send_words: _Matcher, secret_words: _Matcher) -> bool:
     """A line that tells someone to send secrets (or the code) to a URL or an address."""
-    return (_DESTINATION.search(line) is not None and _SEND.search(line) is not None
-            and _SECRET_THING.search(line) is not None)
+    return (_DESTINATION.search(line) is not None and send_words.search(line) is not None
+            and secret_words.search(line) is not None)
 
 
-def dangerous(line: str) -> bool:
-    """A line that runs a download or ships secrets away -- an injection whoever it addresses."""
+def runs_remote(line: str) -> bool:
+    """A line that runs a download in a shell."""
     shell_like = "|" in line or "<(" in line or "$(" in line or "iex" in line.lower() or "invoke" in line.lower()
-    return (shell_like and RUN_REMOTE.search(line) is not None) or sends_secrets(line)
+    return shell_like and RUN_REMOTE.search(line) is not None
+
+
+def dangerous(line: str, send_words: _Matcher, secret_words: _Matcher) -> bool:
+    """A line that runs a download or ships secrets away -- an injection whoever it addresses."""
+    return runs_remote(line) or sends_secrets(line, send_words, secret_words)

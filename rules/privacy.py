@@ -1046,6 +1046,16 @@ class InjectedInstruction(Rule):
             "执行", "运行", "下载", "安装", "发送", "发到", "上传", "推送", "发布", "关闭", "跳过", "禁用", "绕过",
             "遵循", "照做", "忽略",
         ]
+        #: A line that tells to send one of ``secret_words`` with one of ``send_words`` to a URL
+        #: or an address is injected, whoever it addresses. ("post", "report", "paste",
+        #: "submit" are not send words: API docs say them of tokens all the time.)
+        send_words: list[str] = ["send", "upload", "mail", "e-mail", "email", "forward", "exfiltrate",
+                                 "发到", "发送", "发给", "上传", "传到", "转发", "寄到"]
+        secret_words: list[str] = [
+            ".env", "secret", "secrets", "token", "tokens", "credential", "credentials", "password", "passwords",
+            "api key", "api keys", "api_key", "apikey", "ssh key", "ssh keys", "private key", "id_rsa", "keys",
+            "密钥", "秘钥", "令牌", "密码", "凭据", "凭证", "环境变量", "私钥", "源码", "源代码",
+        ]
         min_support: float = 0.5
         min_support_with_anchor: float = 0.3
         margin_over_user: float = 0.2
@@ -1061,7 +1071,7 @@ class InjectedInstruction(Rule):
         if not isinstance(content, str) or not content.strip():
             return
         folded = fold(content)
-        runs_remote = dangerous(folded)
+        runs_remote = self._dangerous(folded)
         if (not runs_remote and option_matcher(self, "directive_words").search(folded) is None
                 and option_matcher(self, "instruction_words").search(folded) is None):
             return
@@ -1091,24 +1101,28 @@ class InjectedInstruction(Rule):
         key = self.__dict__.get("_origin_key")
         if key is None:
             key = self.__dict__["_origin_key"] = (
-                f"P003.origin:{hash((tuple(self.options.injection_markers), self.options.min_support))}")
+                "P003.origin:" + str(hash((tuple(self.options.injection_markers), tuple(self.options.send_words),
+                                           tuple(self.options.secret_words)))))
         memo = ctx.batch.memo
         found = memo.get(key)
         if found is None:
             found = memo[key] = _Origin.of(ctx.batch, self._injected_lines)
         return found
 
+    def _dangerous(self, text: str) -> bool:
+        return dangerous(text, option_matcher(self, "send_words"), option_matcher(self, "secret_words"))
+
     def _injected_lines(self, text: str) -> list[str]:
         """The lines of (folded) untrusted ``text`` that read like an injection, each with the next two."""
         markers = option_matcher(self, "injection_markers")
         # One search over the whole text first: a line that matches makes the text match
         # (a line ends at a newline, which no marker or command pattern needs).
-        if markers.search(text) is None and not dangerous(text):
+        if markers.search(text) is None and not self._dangerous(text):
             return []
         lines = text.split("\n")
         out: list[str] = []
         for i, line in enumerate(lines):
-            if markers.search(line) or dangerous(line):
+            if markers.search(line) or self._dangerous(line):
                 # The instruction may run on to the next lines.
                 out.append("\n".join(lines[i:i + 3]))
         return out
