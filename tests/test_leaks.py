@@ -155,6 +155,20 @@ def cli_channels(output: Any, context: Any, tmp: Path) -> list[str]:
     return texts
 
 
+def api_store_bytes(report: Any, tmp: Path) -> list[str]:
+    """Commit an ok report through the API and read the database and its WAL while the store is open."""
+    from memvet.store import open_store
+
+    store = open_store(tmp / "api.db")
+    try:
+        store.commit(report, stream="leaks", cursor=None, batch_id="b1")
+        texts = _store_bytes(tmp / "api.db")
+        assert (tmp / "api.db-wal").exists(), "the WAL is where a fresh commit lives"
+    finally:
+        store.close()
+    return texts + _store_bytes(tmp / "api.db")
+
+
 def _store_bytes(db: Path) -> list[str]:
     out = []
     for suffix in ("", "-wal", "-shm", "-journal"):
@@ -207,17 +221,29 @@ def test_a_secret_found_once_is_redacted_everywhere_in_the_answer() -> None:
             assert_clean(texts, secrets, f"{name} at {positions(EXAMPLE_OUTPUT)[index][0]}")
 
 
+# The example with its faults mended (a pool scene id, new messages as sources), so that it commits.
+COMMITTABLE = json.loads(json.dumps(EXAMPLE_OUTPUT).replace("sc0007", "sc0003").replace('"m41", "m38"', '"m41"'))
+
+
+def test_the_example_commits() -> None:
+    report = memvet.validate(COMMITTABLE, EXAMPLE_CONTEXT)
+    assert report.ok and report.records  # else the store half of the next test proves nothing
+
+
 def test_the_cli_and_the_store_on_every_answer_slot(tmp_path: Path) -> None:
     rng = random.Random(11)
     kinds = plants(rng)
-    for index in range(ANSWER_SLOTS):
+    answer = COMMITTABLE
+    for index in range(len(positions(answer))):
         name, text, secrets = kinds[index % len(kinds)]
-        # The example invents a scene id: reuse the pool's, so the answer commits.
-        answer = json.loads(json.dumps(EXAMPLE_OUTPUT).replace("sc0007", "sc0003"))
         tmp = tmp_path / str(index)
         tmp.mkdir()
-        assert_clean(cli_channels(plant(answer, index, text), EXAMPLE_CONTEXT, tmp), secrets,
+        planted = plant(answer, index, text)
+        assert_clean(cli_channels(planted, EXAMPLE_CONTEXT, tmp), secrets,
                      f"{name} at {positions(answer)[index][0]} through the CLI")
+        report = memvet.validate(planted, EXAMPLE_CONTEXT)
+        if report.ok:
+            assert_clean(api_store_bytes(report, tmp), secrets, f"{name} at {positions(answer)[index][0]} (WAL)")
 
 
 # --- generated answers and contexts -------------------------------------------------
@@ -244,6 +270,8 @@ def test_generated_answers_and_contexts_never_leak(pair: tuple[dict[str, Any], l
     # The CLI in every format, --commit and the store commands; a broken context is an exit-2 error message.
     with tempfile.TemporaryDirectory() as tmp:
         assert_clean(cli_channels(output, context, Path(tmp)), secrets, f"{name} at {slots[index][0]} (CLI)")
+        if report is not None and report.ok:
+            assert_clean(api_store_bytes(report, Path(tmp)), secrets, f"{name} at {slots[index][0]} (store, WAL)")
 
 
 def test_a_secret_in_the_prose_around_the_json_never_shows() -> None:
