@@ -54,6 +54,8 @@ def plants(rng: random.Random) -> list[tuple[str, str, list[str]]]:
     sk = "sk-proj-" + _token(rng, 32)
     pw = _token(rng, 14)
     aws = _token(rng, 40)
+    # With slashes: as an object key it is "~1"-escaped in a JSON Pointer, which must not show it either.
+    slashed = _token(rng, 13) + "/" + _token(rng, 13) + "/" + _token(rng, 12)
     mobile = "13" + str(rng.randrange(8, 10)) + "".join(rng.choice("0123456789") for _ in range(8))
     email = "zhang.wei" + "".join(rng.choice(string.ascii_lowercase) for _ in range(4)) + "@corp-mail.cn"
     split = "ghp_" + _token(rng, 36)
@@ -64,6 +66,8 @@ def plants(rng: random.Random) -> list[tuple[str, str, list[str]]]:
         ("api-key", sk, [sk]),
         ("url-password", f"postgres://admin:{pw}@db-prod.internal:5432/app", [pw]),
         ("aws-secret", f"aws_secret_access_key = {aws}", [aws]),
+        ("aws-secret-slashed", f"aws_secret_access_key={slashed}", [slashed, slashed.replace("/", "~1"),
+                                                                  slashed.replace("/", "\\/")]),
         ("mobile", mobile, [mobile]),
         ("email", email, [email]),
         ("split-token", split[:18] + " " + split[18:], [split, split[:18] + " " + split[18:], split[18:]]),

@@ -743,9 +743,20 @@ def _scrub(violations: list[Violation], secrets: SecretSet) -> None:
     """
     for v in violations:
         v.message = secrets.describe(v.message)
-        v.path = secrets.scrub(v.path)
+        v.path = _scrub_pointer(v.path, secrets)
         if v.fix:
             v.fix = secrets.scrub_value(v.fix)
+            for op in v.fix:
+                for key in ("path", "from"):
+                    if isinstance(op.get(key), str):
+                        op[key] = _scrub_pointer(op[key], secrets)
+
+
+def _scrub_pointer(pointer: str, secrets: SecretSet) -> str:
+    """A JSON Pointer whose tokens hold no secret: a key with a "/" is "~1" in the pointer."""
+    if not pointer.startswith("/") or ("~" not in pointer and not secrets.holds(pointer)):
+        return pointer
+    return jp.from_path([secrets.scrub(token) for token in jp.split(pointer)])
 
 
 @cache
