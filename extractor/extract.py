@@ -29,6 +29,7 @@ from memvet.engine import Engine, engine_for
 from memvet.parse import parse_output
 from memvet.report import Report
 from memvet.schemas.strict import WRAP_KEY, strict_output_schema
+from memvet.secrets import SecretSet
 
 from .client import AsyncChatClient, ChatClient, ChatRequest, Completion, Usage
 from .prompt import PromptTemplate, default_template, messages_tokens, render
@@ -61,9 +62,12 @@ class Attempt:
     retries: int = 0
 
     def to_dict(self) -> dict[str, Any]:
+        # The raw answer and the merge error without what privacy rules found in them.
+        secrets = SecretSet(self.report.secrets)
         return {"kind": self.kind, "mode": self.mode, "finish_reason": self.finish_reason,
-                "scenes": self.scenes, "error": self.error, "retries": self.retries,
-                "usage": self.usage.to_dict(), "raw": self.raw, "report": self.report.to_dict()}
+                "scenes": self.scenes, "error": secrets.scrub(self.error) if self.error else self.error,
+                "retries": self.retries, "usage": self.usage.to_dict(), "raw": secrets.scrub(self.raw),
+                "report": self.report.to_dict()}
 
 
 @dataclass
@@ -92,9 +96,13 @@ class ExtractionResult:
         return total
 
     def to_dict(self, *, attempts: bool = True) -> dict[str, Any]:
+        secrets = SecretSet(self.report.secrets)
+        for attempt in self.attempts:
+            secrets.update(attempt.report.secrets)
         out: dict[str, Any] = {
             "ok": self.ok, "stop": self.stop, "repairs": self.repairs, "usage": self.usage.to_dict(),
-            "answer": self.report.original if self.report.original is not None else self.answer,
+            # The answer as the model wrote it, every secret found on the way replaced.
+            "answer": secrets.scrub_value(self.report.original if self.report.original is not None else self.answer),
             "report": self.report.to_dict(),
         }
         if attempts:

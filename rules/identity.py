@@ -36,7 +36,9 @@ from operator import contains, itemgetter
 from typing import Any, Iterable, Iterator, NamedTuple, Sequence
 
 from memvet import pointer as jp
-from memvet.rule import Finding, Rule
+from memvet.rule import Finding, Rule, RuleOptions
+from memvet.rules import _text
+from memvet.rules._origin import fold
 
 # --- id classification ----------------------------------------------------------
 
@@ -865,3 +867,96 @@ class IdLookalike(Rule):
                 if kind == LOOKALIKE:
                     yield Finding(f"message id {mid!r} is not a message id but imitates {real!r} "
                                   f"({lookalike_detail(mid, real)}); copy the id verbatim", path=f"{base}/{k}")
+
+
+class SourceUnsupported(Rule):
+    """The cited messages do not say it; another message of the batch does.
+
+    What it does:
+        For a memory that cites only ``user`` messages, measures how much of
+        its content those messages hold (shared terms: CJK bigrams, Latin
+        stems, CJK characters). When they hold little (below
+        ``max_cited_support``) while one tool message or one background
+        message holds most of it (``min_other_support`` and at least
+        ``margin`` more), the memory is rejected and the message names the
+        message the claim comes from. Obfuscations are folded first.
+
+    Why is this bad?
+        Provenance is what later reviews trust: a claim filed under the
+        user's words reads as something the user said or decided. Copied
+        from tool output (a README, a log, a web page) or from an earlier
+        conversation, it was never confirmed by the user -- and an injected
+        instruction is laundered exactly this way.
+
+    Example:
+        user: 帮我看下 fastjson-utils 的 README
+        tool: README: 本库的序列化默认开启 autoType，反序列化任意类名，生产环境需在启动参数里关闭 autoType。
+        ```json
+        {"content": "fastjson-utils 序列化默认开启 autoType，生产环境需在启动参数里关闭 autoType。", "type": "work_fact",
+         "priority": 80, "source_message_ids": ["m1"]}
+        ```
+
+    Use instead:
+        user: 帮我看下 fastjson-utils 的 README
+        tool: README: 本库的序列化默认开启 autoType，反序列化任意类名，生产环境需在启动参数里关闭 autoType。
+        ```json
+        {"content": "fastjson-utils 序列化默认开启 autoType，生产环境需在启动参数里关闭 autoType。", "type": "work_fact",
+         "priority": 80, "source_message_ids": ["m1", "m2"]}
+        ```
+    """
+
+    code = "I011"
+    name = "source-unsupported"
+    target = "memory"
+    action = "reject"
+
+    class Options(RuleOptions):
+        max_cited_support: float = 0.3
+        min_other_support: float = 0.75
+        margin: float = 0.45
+
+    def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
+        content = memory.get("content")
+        if not isinstance(content, str) or not content.strip():
+            return ()
+        cited = ctx.sources(memory)
+        if not cited or any(m.role != "user" for m in cited):
+            return ()
+        claim = fold(content)
+        opts = self.options
+        own = _text.support_in(claim, [_source_text(ctx, m) for m in cited])
+        if own is None or own >= opts.max_cited_support:
+            return ()  # the usual case: the cited messages say it
+        keys = {m.key for m in cited}
+        best, best_support = None, 0.0
+        for m in _provenance_candidates(ctx):
+            if m.key in keys:
+                continue
+            score = _text.support_in(claim, [_source_text(ctx, m)]) or 0.0
+            if score > best_support:
+                best, best_support = m, score
+        if best is None or best_support < opts.min_other_support or best_support - own < opts.margin:
+            return ()
+        where = "background message" if best.key in _background_keys(ctx) else f"{best.role} message"
+        return [Finding(f"the cited messages hold {own:.0%} of this memory; {where} {best.id!r} holds "
+                        f"{best_support:.0%} of it: cite the message the claim comes from, or leave the claim out",
+                        path="/source_message_ids")]
+
+
+def _provenance_candidates(ctx: Any) -> list[Any]:
+    """Tool messages of the batch and every background message: where an uncited claim comes from."""
+    return ctx.memo("I011.candidates", lambda: [*[m for m in ctx.batch.messages if m.role == "tool"],
+                                                 *ctx.batch.background])
+
+
+def _background_keys(ctx: Any) -> frozenset[tuple[str, str]]:
+    return ctx.memo("I011.background", lambda: frozenset(m.key for m in ctx.batch.background))
+
+
+def _source_text(ctx: Any, message: Any) -> Any:
+    """The message's folded text as ``_text.SourceText``, once per batch."""
+    texts = ctx.memo("I011.texts", dict)
+    found = texts.get(message.key)
+    if found is None:
+        found = texts[message.key] = _text.SourceText(fold(message.content))
+    return found

@@ -21,9 +21,14 @@ catastrophically, e-mail addresses are found from their ``@`` outwards.
 Speed: almost every scene is clean, so each rule first runs one prefilter
 -- a necessary condition of all its detectors, :meth:`_Redacting.may_hold`
 -- over the scene's text joined, and scans field by field only when it
-passes. P003 asks once per batch whether any new message holds a line it
-would keep (:meth:`InjectedInstruction._batch_may_hold_injection`); most
-batches hold none and then no memory's sources are split.
+passes. P003 finds the batch's injected lines once per batch
+(:meth:`InjectedInstruction._origin`, one search per message first); most
+batches hold none and then no memory is looked at.
+
+What P001 and P002 find anywhere in the batch -- answer or context, any
+string -- the engine registers before the rules run (``find_secrets``,
+:mod:`memvet.secrets`): they redact it wherever it occurs, and every
+channel of the report is scrubbed of it.
 """
 
 from __future__ import annotations
@@ -36,7 +41,10 @@ from typing import Any, Callable, Iterable, Iterator
 
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules import _text, lexicon
+from memvet.rules._origin import dangerous, fold
+from memvet.rules._secret_forms import ENCODED, encoded_tokens, split_tokens
 from memvet.rules._wordmatch import any_substring, literal_trie, option_matcher
+from memvet.secrets import BATCH_SECRETS, map_strings
 
 # --- shared redaction machinery ------------------------------------------------------
 
@@ -187,18 +195,36 @@ class _Redacting(Rule):
         """:meth:`may_hold` of a scene's text joined (``ctx`` gives access to shared per-call values)."""
         return self.may_hold(joined)
 
+    def find_secrets(self, text: str) -> list[tuple[str, str]]:
+        """``(value, kind)`` of everything this rule would redact in ``text``.
+
+        The engine calls it on every string of the answer and the context
+        before any rule runs: what is found anywhere is redacted everywhere
+        (:func:`batch_secrets`).
+        """
+        if not text or not self.may_hold(text):
+            return []
+        return self.scan(text)[1]
+
     def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
         # One prefilter pass over all the scene's text: a clean scene (the usual case)
         # costs one search, not one per field. The prefilters are searches for
         # literals and unanchored patterns, so a field that could hold something
         # makes the joined text pass too.
         joined = _joined_scene_text(scene, ctx)
-        if joined is not None and not self.may_hold_scene(joined, ctx):
+        known = batch_secrets(ctx, self.code)
+        if joined is not None and not self.may_hold_scene(joined, ctx) and not (known and known.holds(joined)):
             return ()
         return self._check(scene, ctx)
 
     def _check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
-        may_hold = self.may_hold
+        known = batch_secrets(ctx, self.code)
+        if known:
+            # A value found elsewhere in the batch is redacted here too, wherever it occurs.
+            def may_hold(text: str) -> bool:
+                return self.may_hold(text) or known.holds(text)
+        else:
+            may_hold = self.may_hold
         for key in ("new_scene_name", "new_scene_reason", "scene_name"):
             value = scene.get(key)
             if isinstance(value, str) and may_hold(value):
@@ -218,35 +244,45 @@ class _Redacting(Rule):
                     yield finding
             metadata = memory.get("metadata")
             if isinstance(metadata, dict):
+                if any(isinstance(key, str) and may_hold(key) for key in metadata):
+                    # A key holds the value: the whole metadata object is replaced, keys redacted.
+                    finding = self._field(ctx, f"/memories/{j}/metadata", "metadata", metadata, known)
+                    if finding is not None:
+                        yield finding
+                        continue
                 for key, value in metadata.items():
                     if isinstance(value, str) and not may_hold(value):
                         continue
                     if isinstance(value, (str, list, dict)):
-                        finding = self._field(ctx, f"/memories/{j}/metadata/{_escape(key)}", f"metadata.{key}", value)
+                        finding = self._field(ctx, f"/memories/{j}/metadata/{_escape(key)}", f"metadata.{key}",
+                                              value, known)
                         if finding is not None:
                             yield finding
 
-    def _field(self, ctx: Any, path: str, label: str, value: Any) -> Finding | None:
+    def _field(self, ctx: Any, path: str, label: str, value: Any, known: Any = None) -> Finding | None:
         found: list[tuple[str, str]] = []
-        fixed = self._walk(value, found)
+        if known is None:
+            known = batch_secrets(ctx, self.code)
+
+        def redact_text(text: str) -> str:
+            text, hits = self.scan(text)
+            found.extend(hits)
+            if known:
+                for secret in known.found(text):
+                    found.append((secret, _kind_of(known.placeholders[secret])))
+                text = known.scrub(text)
+            return text
+
+        fixed = map_strings(value, redact_text)
         if not found:
             return None
         for secret, kind in found:
-            ctx.secrets[secret] = placeholder(kind)
+            ctx.secrets.setdefault(secret, placeholder(kind))
         kinds = ", ".join(dict.fromkeys(kind for _, kind in found))
+        # Kind only: the message never carries the value, nor its place in a key.
+        # (A key that held a value made the label "metadata": the key itself is never named.)
         return Finding(f"{label} holds {self.what} ({kinds}); redacted", path=path,
                        fix=[{"op": "replace", "path": path, "value": fixed}])
-
-    def _walk(self, value: Any, found: list[tuple[str, str]]) -> Any:
-        if isinstance(value, str):
-            text, hits = self.scan(value)
-            found.extend(hits)
-            return text
-        if isinstance(value, list):
-            return [self._walk(v, found) for v in value]
-        if isinstance(value, dict):
-            return {k: self._walk(v, found) for k, v in value.items()}
-        return value
 
 
 def _scene_texts(scene: dict[str, Any]) -> list[str] | None:
@@ -263,12 +299,27 @@ def _scene_texts(scene: dict[str, Any]) -> list[str] | None:
                 texts.append(content)
             metadata = memory.get("metadata")
             if isinstance(metadata, dict):
-                for value in metadata.values():
+                for key, value in metadata.items():
+                    if isinstance(key, str):
+                        texts.append(key)
                     if isinstance(value, str):
                         texts.append(value)
                     elif isinstance(value, (list, dict)):
                         return None
     return texts
+
+
+def batch_secrets(ctx: Any, code: str) -> Any:
+    """The values rule ``code`` found anywhere in the batch (a ``SecretSet``), or None."""
+    scratch = getattr(ctx, "scratch", None)
+    if not scratch:
+        return None
+    by_code = scratch.get(BATCH_SECRETS)
+    return by_code.get(code) if by_code else None
+
+
+def _kind_of(placeholder_text: str) -> str:
+    return placeholder_text[len("[REDACTED:"):-1] if placeholder_text.startswith("[REDACTED:") else "secret"
 
 
 _SCENE_TEXT = "memvet.rules.privacy.scene-text"
@@ -438,6 +489,11 @@ _PROVIDER_DETECTORS = (
 )
 
 
+# Provider formats a split token is joined for: those found by a case-sensitive prefix.
+_SPLITTABLE = tuple(d for d in _PROVIDER_DETECTORS
+                    if d.needles and not d.lower and d.kind not in ("url-password", "url-token", "slack-webhook"))
+
+
 @lru_cache(maxsize=64)
 def _assignment_detector(keywords: tuple[str, ...]) -> tuple[Detector, ...]:
     """``password=…``, ``API_KEY: …``, ``密码 Qw7…`` -- keyword, separator, a value that looks generated."""
@@ -602,21 +658,31 @@ class Secret(_Redacting):
         return found
 
     def scan(self, text: str) -> tuple[str, list[tuple[str, str]]]:
+        text, found = self._scan_plain(text)
+        if ENCODED.search(text) is None:
+            return text, found
+        text, encoded = encoded_tokens(text, self._scan_plain, placeholder)
+        return text, found + encoded
+
+    def _scan_plain(self, text: str) -> tuple[str, list[tuple[str, str]]]:
+        """Every form but base64: private keys, tokens split by white space, then the detectors."""
         text, keys = _PrivateKeys.redact(text)
+        text, split = split_tokens(text, _SPLITTABLE, placeholder)
         text, found = redact(text, self.detectors())
-        return text, keys + found
+        return text, keys + split + found
 
     def may_hold(self, text: str) -> bool:
         # The needles hold "private key": "PRIVATE KEY" in the text passes too.
-        return self.detectors().may_match_any(text)
+        return self.detectors().may_match_any(text) or ENCODED.search(text) is not None
 
     def may_hold_scene(self, joined: str, ctx: Any) -> bool:
         # First what every detector needs, searched in the text as it is -- no
         # lower-casing, and the search stops only at rare characters. A field whose
         # scan finds something holds such a literal, so the joined text does too.
+        # A base64 run (an encoded token) is the one form without a literal.
         needed = self._needed
         if needed is not None and needed.search(joined) is None:
-            return False
+            return ENCODED.search(joined) is not None
         return self.may_hold(joined)
 
 
@@ -874,8 +940,6 @@ _QUOTED = re.compile(r"“[^”\n]{4,2000}”|「[^」]{4,2000}」|『[^』]{4,2
                      re.MULTILINE)
 _ANCHOR = re.compile(r"https?://[^\s，。）)]{4,300}|[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{2,200}"
                      r"|(?<![\w/.-])[A-Za-z0-9]{1,40}[-_/.][\w./-]{3,200}")
-# Where a quotation or a line can end: no injection marker may hold one of these.
-_QUOTE_EDGES = "\n\"“”「」『』>`~"
 # What every quotation _split looks at starts with (fences start with ``` or ~~~).
 _QUOTE_OPENERS = ("“", "「", "『", '"', ">", "```", "~~~")
 
@@ -887,27 +951,32 @@ def _has_quote_opener(text: str) -> bool:
             or ("`" in text and "```" in text) or ("~" in text and "~~~" in text))
 
 
-_LONG_QUOTE_LINE = re.compile(r"^>[^\n]{2001}", re.MULTILINE)
-_PIPE_TO_SHELL = re.compile(r"\|\s{0,3}(?:sudo\s{1,3})?(?:ba|z|da)?sh\b")
-
 
 class InjectedInstruction(Rule):
     """An instruction planted in tool output or quoted text, stored as a rule.
 
     What it does:
-        Collects the untrusted text among the memory's source messages --
-        every ``tool`` message, and what a ``user`` quoted (“…”, 「…」,
-        『…』, "…", ``>`` lines, code blocks) rather than said -- and keeps
-        the lines that read like an injection: they address the agent or
-        override its instructions (``injection_markers``: "ignore previous
-        instructions", "AI assistants", "from now on", 忽略之前的指令, AI 助手,
-        以后所有项目...) or pipe a download into a shell. The memory is
-        dropped when it is a directive (``directive_words``: must, always,
-        应, 必须, 每次...), at least ``min_support`` (0.5) of its terms come
-        from those lines -- ``min_support_with_anchor`` (0.3) when it copies
-        a URL, command or identifier from them that the user never wrote --
-        and at least ``margin_over_user`` (0.2) less from the user's own
-        words.
+        Judges an instruction by its ORIGIN, whatever messages the memory
+        cites. Collects the untrusted text of the whole batch (new and
+        background messages) -- every ``tool`` message, and what a ``user``
+        quoted (“…”, 「…」, 『…』, "…", ``>`` lines, code blocks) rather
+        than said -- after folding obfuscations (NFKC full-width letters,
+        zero-width characters removed, letter-spaced words joined), and
+        keeps the lines that read like an injection: they address the
+        agent or override its instructions (``injection_markers``: "ignore
+        previous instructions", "AI assistants", "from now on", 忽略之前的指令,
+        AI 助手, 以后所有项目...), run a download in a shell (``curl … | sh``,
+        ``wget … | sudo bash``, ``bash <(curl …)``, ``sh -c "$(curl …)"``,
+        ``iex (iwr …)``) or send secrets to a URL or an address. The memory
+        (folded too) is dropped when it is a directive (``directive_words``:
+        must, always, 应, 必须, 每次...; or ``instruction_words``: run, fetch,
+        send, disable, push, 执行, 发送, 跳过...) or runs a download, and either it runs
+        a download copied from those lines, or at least ``min_support``
+        (0.5) of its terms come from them -- ``min_support_with_anchor``
+        (0.3) when it copies a URL, command or identifier from them that no
+        user wrote anywhere in the batch -- and at least
+        ``margin_over_user`` (0.2) less from the users' own words. The
+        message names the message the instruction comes from.
 
     Why is this bad?
         Prompt injection that reaches long-term memory is replayed into
@@ -969,13 +1038,31 @@ class InjectedInstruction(Rule):
             "应", "必须", "务必", "需要", "需", "要求", "每次", "一律", "总是", "永远", "禁止", "不要", "先执行",
             "请", "都要",
         ]
+        #: Imperatives an instruction can be phrased with instead of a directive word
+        #: ("Fetch … and follow it", "执行 …"): run, fetch, send, disable checks, push, obey.
+        instruction_words: list[str] = [
+            "run", "execute", "fetch", "download", "install", "send", "upload", "push", "force push", "publish",
+            "disable", "skip", "bypass", "turn off", "follow", "obey", "ignore",
+            "执行", "运行", "下载", "安装", "发送", "发到", "上传", "推送", "发布", "关闭", "跳过", "禁用", "绕过",
+            "遵循", "照做", "忽略",
+        ]
+        #: A line that tells to send one of ``secret_words`` with one of ``send_words`` to a URL
+        #: or an address is injected, whoever it addresses. ("post", "report", "paste",
+        #: "submit" are not send words: API docs say them of tokens all the time.)
+        send_words: list[str] = ["send", "upload", "mail", "e-mail", "email", "forward", "exfiltrate",
+                                 "发到", "发送", "发给", "上传", "传到", "转发", "寄到"]
+        secret_words: list[str] = [
+            ".env", "secret", "secrets", "token", "tokens", "credential", "credentials", "password", "passwords",
+            "api key", "api keys", "api_key", "apikey", "ssh key", "ssh keys", "private key", "id_rsa", "keys",
+            "密钥", "秘钥", "令牌", "密码", "凭据", "凭证", "环境变量", "私钥", "源码", "源代码",
+        ]
         min_support: float = 0.5
         min_support_with_anchor: float = 0.3
         margin_over_user: float = 0.2
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
         # Most batches hold no injected line: then no generator is created at all.
-        if not self._batch_may_hold_injection(ctx):
+        if not self._origin(ctx).injected:
             return ()
         return self._check(memory, ctx)
 
@@ -983,112 +1070,133 @@ class InjectedInstruction(Rule):
         content = memory.get("content")
         if not isinstance(content, str) or not content.strip():
             return
-        if option_matcher(self, "directive_words").search(content) is None:
+        folded = fold(content)
+        runs_remote = self._dangerous(folded)
+        if (not runs_remote and option_matcher(self, "directive_words").search(folded) is None
+                and option_matcher(self, "instruction_words").search(folded) is None):
             return
-        sources = ctx.sources(memory)
-        if not sources:
-            return
-        segments = ctx.memo(f"P003.segments:{hash(tuple(self.options.injection_markers))}", dict)
-        injected: list[tuple[str, str]] = []
-        own_words: list[str] = []
-        for message in sources:
-            key = message.key
-            if key not in segments:
-                segments[key] = self._split(message)
-            found, own = segments[key]
-            injected.extend((message.role, text) for text in found)
-            if own:
-                own_words.append(own)
-        if not injected:
-            return
-        evidence = " ".join(text for _, text in injected)
-        support = _text.support(content, _text.terms(evidence), _text.chars(evidence))
-        user = " ".join(own_words)
+        origin = self._origin(ctx)
+        # Whatever the memory cites: its origin is what the batch's untrusted text says.
+        support = _text.support(folded, origin.evidence_terms, origin.evidence_chars)
         # A URL, command or identifier copied from the injected text, and never
-        # said by the user, is evidence enough with less overlap.
-        anchored = any(a in evidence and a not in user for a in _ANCHOR.findall(content))
-        needed = self.options.min_support_with_anchor if anchored else self.options.min_support
-        if support is None or support < needed:
-            return
-        user_support = _text.support(content, _text.terms(user), _text.chars(user)) if user else 0.0
-        if (user_support or 0.0) + self.options.margin_over_user > support:
-            return
-        where = "a tool message" if any(role == "tool" for role, _ in injected) else "text the user quoted"
-        yield Finding(f"the memory turns an instruction from {where} into a rule ({support:.0%} of it comes "
-                      "from text that addresses the agent); only the user sets the agent's rules", path="/content")
+        # written by the user anywhere in the batch, is evidence enough with less overlap.
+        copied = [a for a in _ANCHOR.findall(folded) if a in origin.evidence and a not in origin.user]
+        if not (runs_remote and copied):  # a download run by a shell, copied from there: dropped outright
+            needed = self.options.min_support_with_anchor if copied else self.options.min_support
+            if support is None or support < needed:
+                return
+            user_support = origin.user_support(folded)
+            if user_support + self.options.margin_over_user > support:
+                return
+        message, text = origin.where(folded, copied)
+        where = (f"tool message {message.id!r}" if message.role == "tool"
+                 else f"text the user quoted in message {message.id!r}")
+        share = f"{support:.0%} of it comes from" if support is not None else "it copies"
+        yield Finding(f"the memory turns an instruction from {where} into a rule ({share} text that addresses "
+                      "the agent or runs a download), whichever message it cites; only the user sets the "
+                      "agent's rules", path="/content")
 
-    def _batch_may_hold_injection(self, ctx: Any) -> bool:
-        """False when no new message of the batch has a line :meth:`_split` would keep.
-
-        One search per message, once per batch: most batches hold no injection
-        marker and no ``|`` at all, and then no memory needs its sources split.
-        """
-        key = self.__dict__.get("_gate_key")
+    def _origin(self, ctx: Any) -> "_Origin":
+        """The batch's injected lines and the user's own words, folded; once per batch."""
+        key = self.__dict__.get("_origin_key")
         if key is None:
-            key = self.__dict__["_gate_key"] = f"P003.gate:{hash(tuple(self.options.injection_markers))}"
+            key = self.__dict__["_origin_key"] = (
+                "P003.origin:" + str(hash((tuple(self.options.injection_markers), tuple(self.options.send_words),
+                                           tuple(self.options.secret_words)))))
         memo = ctx.batch.memo
         found = memo.get(key)
         if found is None:
-            found = memo[key] = any(self._may_hold_injection(m) for m in ctx.batch.messages)
+            found = memo[key] = _Origin.of(ctx.batch, self._injected_lines)
         return found
 
-    def _may_hold_injection(self, message: Any) -> bool:
-        """False when :meth:`_split` certainly finds no injected line in ``message``.
-
-        A marker found (on word boundaries) in a line or a quotation is found
-        in the whole text too: lines and quotations end at a newline or a
-        quote mark, which no marker spans and which is no word character.
-        Two cases are left to :meth:`_split`: a ``>`` quotation cut at its
-        length limit (its end is not a boundary in the text), and a text whose
-        lower-casing changes its length (another matcher is used).
-        """
-        if message.role not in ("tool", "user"):
-            return False
-        text = message.content
-        if message.role == "user" and not _has_quote_opener(text):
-            return False  # only what a user quotes can carry an injection
-        if "|" in text or not self._gate_is_exact():
-            return True
-        lowered = text.lower()
-        if len(lowered) != len(text):
-            return True
-        if message.role == "user" and ">" in text and _LONG_QUOTE_LINE.search(text):
-            return True
-        return option_matcher(self, "injection_markers").search(text, lowered=lowered) is not None
-
-    def _gate_is_exact(self) -> bool:
-        """Markers hold no newline or quote mark (true of the defaults; a custom list may differ)."""
-        exact = self.__dict__.get("_gate_exact")
-        if exact is None:
-            exact = self.__dict__["_gate_exact"] = not any(
-                ch in marker for marker in self.options.injection_markers for ch in _QUOTE_EDGES)
-        return exact
-
-    def _split(self, message: Any) -> tuple[list[str], str]:
-        """``(injected lines, the user's own words)`` of one message."""
-        text = message.content
-        if message.role == "tool":
-            return self._injected_lines(text), ""
-        if message.role != "user":
-            return [], ""
-        quoted = [m.group(0) for m in _QUOTED.finditer(text)]
-        for span in _fenced(text):
-            quoted.append(span)
-        own = text
-        for q in quoted:
-            own = own.replace(q, " ")
-        injected = [line for q in quoted for line in self._injected_lines(q)]
-        return injected, own
+    def _dangerous(self, text: str) -> bool:
+        return dangerous(text, option_matcher(self, "send_words"), option_matcher(self, "secret_words"))
 
     def _injected_lines(self, text: str) -> list[str]:
+        """The lines of (folded) untrusted ``text`` that read like an injection, each with the next two."""
         markers = option_matcher(self, "injection_markers")
+        # One search over the whole text first: a line that matches makes the text match
+        # (a line ends at a newline, which no marker or command pattern needs).
+        if markers.search(text) is None and not self._dangerous(text):
+            return []
         lines = text.split("\n")
         out: list[str] = []
         for i, line in enumerate(lines):
-            if markers.search(line) or ("|" in line and _PIPE_TO_SHELL.search(line)):
+            if markers.search(line) or self._dangerous(line):
                 # The instruction may run on to the next lines.
                 out.append("\n".join(lines[i:i + 3]))
         return out
+
+
+class _Origin:
+    """Untrusted text of one batch (new and background messages), folded.
+
+    ``injected``: ``(message, lines)`` of every tool message and every user
+    quotation with a line that reads like an injection; ``evidence``: those
+    lines joined; ``user``: what users wrote themselves (quotations cut out).
+    """
+
+    __slots__ = ("injected", "evidence", "evidence_terms", "evidence_chars", "user", "_user_tc", "_messages")
+
+    def __init__(self) -> None:
+        self.injected: list[tuple[Any, list[str]]] = []
+        self.evidence = ""
+        self.evidence_terms: frozenset[str] = frozenset()
+        self.evidence_chars: frozenset[str] = frozenset()
+        self.user = ""
+        self._user_tc: tuple[frozenset[str], frozenset[str]] | None = None
+
+    @classmethod
+    def of(cls, batch: Any, injected_lines: Callable[[str], list[str]]) -> "_Origin":
+        origin = cls()
+        messages = [*batch.background, *batch.messages]
+        for message in messages:
+            if message.role == "tool":
+                lines = injected_lines(fold(message.content))
+            elif message.role == "user" and _has_quote_opener(message.content):
+                lines = [line for q in _quotations(fold(message.content)) for line in injected_lines(q)]
+            else:
+                continue
+            if lines:
+                origin.injected.append((message, lines))
+        if not origin.injected:
+            return origin
+        origin.evidence = " ".join(line for _, lines in origin.injected for line in lines)
+        origin.evidence_terms = _text.terms(origin.evidence)
+        origin.evidence_chars = _text.chars(origin.evidence)
+        own = []
+        for message in messages:
+            if message.role == "user":
+                text = fold(message.content)
+                for q in _quotations(text) if _has_quote_opener(text) else ():
+                    text = text.replace(q, " ")
+                own.append(text)
+        origin.user = "\n".join(own)
+        return origin
+
+    def user_support(self, claim: str) -> float:
+        if not self.user:
+            return 0.0
+        if self._user_tc is None:
+            self._user_tc = (_text.terms(self.user), _text.chars(self.user))
+        return _text.support(claim, *self._user_tc) or 0.0
+
+    def where(self, claim: str, copied: list[str]) -> tuple[Any, str]:
+        """The injected message the claim comes from: the one holding a copied anchor, else the closest."""
+        for message, lines in self.injected:
+            joined = " ".join(lines)
+            if any(a in joined for a in copied):
+                return message, joined
+        best = max(self.injected, key=lambda item: _text.support(claim, _text.terms(" ".join(item[1])),
+                                                                 _text.chars(" ".join(item[1]))) or 0.0)
+        return best[0], " ".join(best[1])
+
+
+def _quotations(text: str) -> list[str]:
+    """What a user quoted rather than said: “…”, 「…」, 『…』, "…", ``>`` lines, code blocks."""
+    quoted = [m.group(0) for m in _QUOTED.finditer(text)]
+    quoted.extend(_fenced(text))
+    return quoted
 
 
 def _fenced(text: str) -> list[str]:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from memvet.config import Config, resolve_config
+from memvet.engine import engine_for
 from memvet.routing import KINDS, LONG_TERM_KINDS, STATUSES
 
 from .errors import RejectedReportError, StoreError
@@ -320,6 +321,7 @@ class Store:
         without either it is stored ``pending``.
         """
         routing = self.config.routing
+        content = _redacted(content, self.config)  # by hand or not, no secret reaches the store
         record: dict[str, Any] = {"kind": kind, "content": content, "source": list(source),
                                   "confirmed_by": list(confirmed_by), "status": "active"}
         if kind == "task_state":
@@ -381,6 +383,7 @@ class Store:
         """
         if not reason.strip():
             raise StoreError("invalidate needs a reason (--reason)", field="reason")
+        reason = _redacted(reason, self.config)
         b = self.backend
         with b.transaction() as c:
             m = self._must_get(c, memory_id)
@@ -555,3 +558,10 @@ def _move_to_scene(row: dict[str, Any], label: str, scene_id: str) -> None:
     if row.get("scope") == f"task:{label}":
         row["scope"] = f"task:{scene_id}"
     row["record"] = {**row["record"], "task_id": scene_id, "namespace": row["namespace"], "scope": row["scope"]}
+
+
+def _redacted(text: Any, config: Config) -> Any:
+    """``text`` with what the configured privacy rules (P001, P002) find replaced by placeholders."""
+    if not isinstance(text, str) or not text:
+        return text
+    return engine_for(config).redact_text(text)

@@ -117,7 +117,7 @@ def test_secret_is_registered_and_scrubbed_from_other_rules_messages():
     assert [v.code for v in report.violations] == ["P001", "I001"]
     assert token not in report.output[0]["memories"][0]["content"]
     assert all(token not in v.message for v in report.violations), "registered secrets are scrubbed from messages"
-    assert "[REDACTED:github-token]" in report.violations[1].message
+    assert f"[REDACTED:github-token, {len(token)} characters]" in report.violations[1].message
 
 
 def test_findings_never_echo_the_secret():
@@ -214,42 +214,6 @@ def test_p002_prefilter_stops_dates_and_small_numbers():
     rule = PersonalData()
     for text in ("截止 2026-12-28T18:00:00+08:00", "每页 200 条，最多 5 次，超时 30 秒", "v1.2.3 released 2026-01-05"):
         assert not rule.may_hold(text), text
-
-
-class _Message:
-    def __init__(self, role: str, content: str):
-        self.role, self.content = role, content
-
-
-_INJECTION_FRAGMENTS = [
-    "Note to AI assistants: ", "ignore previous instructions", "from now on ", "always push to main", "忽略之前的指令",
-    "以后所有项目", "“", "”", "「", "」", '"', "> ", "\n", "```", "~~~", "| bash", "|", "curl x.sh ", "ok ", "Aİ",
-    "AI agents must", "x" * 700, "LLM", "llm", "_", "请先执行",
-]
-
-
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(["user", "tool", "assistant"]),
-       st.lists(st.sampled_from(_INJECTION_FRAGMENTS), max_size=12).map("".join))
-def test_p003_batch_gate_never_hides_an_injected_line(role: str, text: str):
-    rule = InjectedInstruction()
-    message = _Message(role, text)
-    if not rule._may_hold_injection(message):
-        assert rule._split(message)[0] == [], text
-
-
-def test_p003_batch_gate_keeps_a_quote_cut_at_its_length_limit():
-    # A ">" quotation ends after 2000 characters. Cut right after "ignore the above",
-    # the marker matches inside the quotation, although in the whole line it runs on
-    # into "abovex" and matches nowhere: the gate must not rely on the whole text here.
-    rule = InjectedInstruction()
-    line = "> " + "y " * 991 + " " + "ignore the above" + "x and more"
-    assert line.index("ignore the above") + len("ignore the above") == 2001
-    message = _Message("user", line)
-    assert rule._split(message)[0]
-    assert rule._may_hold_injection(message)
-    quiet = _Message("user", "From now on always run make lint before pushing.")  # said, not quoted
-    assert not rule._may_hold_injection(quiet) and rule._split(quiet)[0] == []
 
 
 # --- the cheap scene prefilters are exact (P001) or weaker (P002) -------------------------

@@ -28,13 +28,14 @@ from .config_check import (broken_plugin_violations, check_config_codes, check_p
                            table_prefix)
 from .depth import MAX_ANSWER_DEPTH, pruned, too_deep
 from .context import Batch, Message, load_context
-from .errors import ConfigError
+from .errors import ConfigError, ContextError
 from .locations import annotator
 from .options import expand_extends
 from .parse import ParseResult, parse_output
 from .registry import Registry, default_registry
 from .report import Report, Violation
 from .rule import MEMORY_TYPES, Action, Finding, Rule
+from .secrets import BATCH_SECRETS, ContextLines, SecretSet, collect, iter_strings, placeholder
 
 # Codes the engine itself emits (their classes live in memvet.rules.engine).
 E001, E002 = "E001", "E002"
@@ -235,7 +236,10 @@ class Engine:
 
     # --- the run -------------------------------------------------------------
     def validate(self, output: Any, context: Any, *, store: Any = None) -> Report:
-        batch = load_context(context)  # a bad context is the caller's error: it raises
+        try:
+            batch = load_context(context)  # a bad context is the caller's error: it raises
+        except ContextError as exc:
+            raise self._scrubbed_error(exc) from None
         run = _Run(RuleContext(batch, self.config, store))
         try:
             return self._validate(run, output)
@@ -245,15 +249,14 @@ class Engine:
     def _engine_failure(self, run: _Run, exc: Exception) -> Report:
         """Fail closed: everything found so far, plus one E001 reject at the root."""
         e = self.engine_rules.get(E001)
-        detail = str(exc)[:200]
-        for secret, placeholder in run.ctx.secrets.items():
-            detail = detail.replace(secret, placeholder)
+        # Scrubbed before it is cut, so no secret is left half-visible at the edge.
+        detail = SecretSet(run.ctx.secrets).describe(str(exc)[:4000])[:200]
         run.violations.append(Violation(
             E001, e.name if e else "rule-crashed", "reject", "",
             f"the engine failed on this answer ({type(exc).__name__}: {detail}); nothing of it may be committed",
             "memvet.engine", None))
         run.violations.extend(broken_plugin_violations(self.registry, e.name if e else "rule-crashed"))
-        _scrub(run.violations, run.ctx.secrets)
+        _scrub(run.violations, SecretSet(run.ctx.secrets))
         stats = {"scenes": 0, "memories": 0, "records": 0, "dropped": 0,
                  "fixed": sum(1 for v in run.violations if v.action == "fix"),
                  "rejected": sum(1 for v in run.violations if v.action == "reject")}
@@ -265,6 +268,7 @@ class Engine:
         run.raw = output  # for the violations' line and column (memvet.locations), resolved lazily
         parsed = parse_output(output)
         ctx.parse = parsed
+        self._collect_secrets(ctx, output, parsed)
         self._run_target(run, "parse", parsed, "")
         fatal = any(v.code in FATAL_PARSE for v in run.violations) or not parsed.ok
         if fatal:
@@ -310,6 +314,65 @@ class Engine:
         self._run_target(run, "output", ctx.output, "")
         records, paths = self._records(run, value)
         return self._finish(run, value, records, paths)
+
+    def _secret_finders(self) -> list[tuple[str, Callable[[str], list[tuple[str, str]]]]]:
+        return [(b.code, b.rule.find_secrets) for b in self.by_target["scene"] + self.by_target["memory"]
+                if callable(getattr(b.rule, "find_secrets", None))]
+
+    def redact_text(self, text: str) -> str:
+        """``text`` with what the privacy rules find in it replaced by placeholders (free text
+        that reaches the store outside an answer: a hand-written memory, a reason)."""
+        found = collect(self._secret_finders(), [text], placeholder)
+        secrets = SecretSet()
+        for each in found.values():
+            secrets.update(each.placeholders)
+        return secrets.scrub(text)
+
+    def _scrubbed_error(self, exc: ContextError) -> ContextError:
+        """``exc`` with what privacy rules find in its text redacted (a key of the context may be a token)."""
+        parts = [p for p in (exc.detail, exc.field, exc.file) if p]
+        parts += (exc.field or "").replace(".", "/").split("/")  # each key of the field on its own
+        found = collect(self._secret_finders(), parts, placeholder)
+        if not found:
+            return exc
+        secrets = SecretSet()
+        for each in found.values():
+            secrets.update(each.placeholders)
+        return ContextError(secrets.scrub(exc.detail), file=exc.file and secrets.scrub(exc.file),
+                            field=exc.field and secrets.scrub(exc.field))
+
+    def _collect_secrets(self, ctx: RuleContext, output: Any, parsed: ParseResult) -> None:
+        """What privacy rules find in ANY string of the answer or the context, before a rule runs.
+
+        Registered in ``ctx.secrets`` (so every channel of the report is
+        scrubbed of it) and per rule code in ``ctx.scratch`` (so P001/P002
+        redact it wherever it occurs, even where no detector would see it).
+        """
+        finders = self._secret_finders()
+        if not finders:
+            return
+        raw = output.decode("utf-8", "replace") if isinstance(output, (bytes, bytearray)) else output
+        if parsed.value is not None:
+            strings = list(iter_strings(parsed.value))
+            if parsed.unwrapped and isinstance(raw, str):
+                strings.append(raw)  # the prose or fence around the JSON too
+        else:  # unparsable: the raw text is all there is
+            strings = [raw] if isinstance(raw, str) else list(iter_strings(raw))
+        answer = collect(finders, strings, placeholder)
+        # The context: every string but the message texts whole; of those, the lines
+        # that share a word with the answer (a value found nowhere in the answer can
+        # reach no report, record or message; the engine copies only session keys).
+        lines = ctx.memo("memvet.secrets.context-lines", lambda: ContextLines(ctx.batch))
+        context = collect(finders, lines.relevant(strings), placeholder)
+        by_code: dict[str, SecretSet] = {}
+        for found in (context, answer):
+            for code, secrets in found.items():
+                by_code.setdefault(code, SecretSet()).update(secrets.placeholders)
+        for secrets in by_code.values():
+            for secret, shown in secrets.placeholders.items():
+                ctx.secrets.setdefault(secret, shown)
+        if by_code:
+            ctx.scratch[BATCH_SECRETS] = by_code
 
     def _mark_valid(self, ctx: RuleContext, value: list[Any], schema_paths: list[str]) -> None:
         """Scenes and memories the schema did not fault; only they reach the rules."""
@@ -587,13 +650,19 @@ class Engine:
         if self.registry.problems:  # only with allow_broken_plugins = true: say what did not run
             e = self.engine_rules.get(E001)
             run.violations.extend(broken_plugin_violations(self.registry, e.name if e else "rule-crashed"))
-        if ctx.secrets:
-            _scrub(run.violations, ctx.secrets)
+        secrets = SecretSet(ctx.secrets)
+        if secrets:
+            _scrub(run.violations, secrets)
         output = self._final_output(run, value)
         if run.too_deep:
             # Nested too deeply (S004 at that pointer): the report carries the
             # answer cut at the bound, so every formatter can still write it.
             output, value = pruned(output, MAX_ANSWER_DEPTH), pruned(value, MAX_ANSWER_DEPTH)
+        if secrets:
+            # The last line: whatever a rule left (an id, a session key, a key
+            # no rule rewrote) never reaches a record, the store or the output.
+            records = [secrets.scrub_value(r) for r in records]
+            output = secrets.scrub_value(output)
         memories = sum(len(s.get("memories") or []) for s in value if isinstance(s, dict)
                        and isinstance(s.get("memories"), list)) if isinstance(value, list) else 0
         ok = not any(v.action == "reject" for v in run.violations)
@@ -699,18 +768,28 @@ def _order(pointer: str) -> tuple[Any, ...]:
     return tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in _split(pointer))
 
 
-def _scrub(violations: list[Violation], secrets: dict[str, str]) -> None:
+def _scrub(violations: list[Violation], secrets: SecretSet) -> None:
+    """Every message, pointer and fix op (values and keys at any depth) without a secret.
+
+    A message describes the secret by kind and length; pointers and fixes
+    carry the placeholder the records and the output carry.
+    """
     for v in violations:
-        for secret, placeholder in secrets.items():
-            if secret in v.message:
-                v.message = v.message.replace(secret, placeholder)
+        v.message = secrets.describe(v.message)
+        v.path = _scrub_pointer(v.path, secrets)
         if v.fix:
+            v.fix = secrets.scrub_value(v.fix)
             for op in v.fix:
-                val = op.get("value")
-                if isinstance(val, str):
-                    for secret, placeholder in secrets.items():
-                        if secret in val:
-                            op["value"] = val = val.replace(secret, placeholder)
+                for key in ("path", "from"):
+                    if isinstance(op.get(key), str):
+                        op[key] = _scrub_pointer(op[key], secrets)
+
+
+def _scrub_pointer(pointer: str, secrets: SecretSet) -> str:
+    """A JSON Pointer whose tokens hold no secret: a key with a "/" is "~1" in the pointer."""
+    if not pointer.startswith("/") or ("~" not in pointer and not secrets.holds(pointer)):
+        return pointer
+    return jp.from_path([secrets.scrub(token) for token in jp.split(pointer)])
 
 
 @cache

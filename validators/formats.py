@@ -12,6 +12,7 @@ from typing import Any
 from . import pointer as jp
 from .hookspecs import hookimpl
 from .report import Report
+from .secrets import SecretSet, describe, is_placeholder_only
 
 _COLORS = {"reject": "\033[31m", "drop": "\033[35m", "fix": "\033[36m", "warn": "\033[33m"}
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
@@ -31,35 +32,33 @@ def _shorten(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _scrub(text: str, secrets: dict[str, str]) -> str:
-    # The offending value comes from the ORIGINAL output, before any
-    # redaction: replace what privacy rules found, like the engine does for
-    # messages, so the terminal never shows a secret.
-    for secret, placeholder in secrets.items():
-        if secret in text:
-            text = text.replace(secret, placeholder)
-    return text
-
-
 def shown_value(report: Report, path: str, limit: int = 120) -> str | None:
-    """The offending value at ``path``, shortened and scrubbed; None when there is none to show."""
+    """The offending value at ``path``, shortened and scrubbed; None when there is none to show.
+
+    The value comes from the ORIGINAL output, before any redaction. A value
+    that is or holds a secret (anything a privacy rule found anywhere in the
+    batch) is shown with each secret replaced by its placeholder; a value
+    that IS a secret is described by kind and length (``<github-token, 40
+    characters>``).
+    """
     if not path:
         return None  # the whole output: the pointer says it all
     value = offending_value(report, path)
     if value is _MISSING:
         return None  # e.g. a required key that is absent
-    # Scrub before cutting, so a secret is never left half-visible at the edge.
-    return _shorten(_scrub_value(value, report.secrets) if report.secrets else value, limit)
+    if report.secrets:
+        secrets = SecretSet(report.secrets)
+        scrubbed = secrets.scrub_value(value)
+        if scrubbed is not value:
+            if isinstance(value, str) and is_placeholder_only(scrubbed):
+                return describe(value, scrubbed)  # the value IS a secret: its kind and length
+            # Scrubbed before it is cut, so a secret is never left half-visible at the edge.
+            return _shorten(scrubbed, limit)
+    return _shorten(value, limit)
 
 
 def _scrub_value(value: Any, secrets: dict[str, str]) -> Any:
-    if isinstance(value, str):
-        return _scrub(value, secrets)
-    if isinstance(value, list):
-        return [_scrub_value(x, secrets) for x in value]
-    if isinstance(value, dict):
-        return {_scrub(k, secrets): _scrub_value(x, secrets) for k, x in value.items()}
-    return value
+    return SecretSet(secrets).scrub_value(value) if secrets else value
 
 
 def _has_line(source: str) -> bool:

@@ -245,10 +245,19 @@ def _metadata(draw: Any, facts: Facts, mtype: str, sources: list[str]) -> dict[s
     return meta
 
 
+def _memory_sentence(draw: Any, facts: Facts) -> str:
+    """A sentence whose fact no background message states: provenance the memory cannot
+    honour (I011: an uncited message says it) is a mutation, not a valid answer."""
+    bank = _TEXT[facts.language]
+    said = " ".join(m.content for m in facts.batch.background)
+    facts_free = [f for f in bank["facts"] if f not in said] or list(bank["facts"])
+    return draw(st.sampled_from(bank["subjects"])) + draw(st.sampled_from(facts_free)) + bank["end"]
+
+
 def _memory(draw: Any, facts: Facts, message_ids: list[str]) -> dict[str, Any]:
     mtype = draw(st.sampled_from(TYPES))
     sources = _subsequence(draw, message_ids)
-    memory: dict[str, Any] = {"content": _sentence(draw, facts.language), "type": mtype}
+    memory: dict[str, Any] = {"content": _memory_sentence(draw, facts), "type": mtype}
     if mtype == "work_task":
         memory["taskState"] = draw(st.sampled_from(TASK_STATES))
     memory["priority"] = draw(st.integers(70, 100))

@@ -1,0 +1,260 @@
+"""One batch-wide set of secrets, redacted in every channel of a report.
+
+A privacy rule that finds a credential or a piece of personal data anywhere
+in the batch -- the answer (every string: content, metadata keys and values
+at any depth, ids, scene names and reasons, fields the contract does not
+know) or the context (message texts, ids, session keys, pool labels,
+existing memories) -- registers it here. The engine then replaces every
+exact occurrence of every registered value in every violation message, fix
+op (values and keys at any depth), record and the output, in ONE pass per
+string: a regex alternation of the escaped values, longest first, so a
+secret that contains another is replaced whole. Formatters show offending
+values from the original answer through :func:`describe` (kind and length,
+never the value).
+
+The walks are iterative: a value nested thousands deep never makes them
+raise RecursionError.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Iterator
+
+_KIND = re.compile(r"\[REDACTED:([^\]]+)\]")
+#: ``ctx.scratch`` key of the batch-wide secrets: ``{rule code: SecretSet}`` (set by the engine).
+BATCH_SECRETS = "memvet.batch-secrets"
+
+
+class SecretSet:
+    """``{secret: placeholder}`` with one compiled pattern over every secret."""
+
+    __slots__ = ("placeholders", "_pattern", "_size")
+
+    def __init__(self, placeholders: dict[str, str] | None = None):
+        self.placeholders: dict[str, str] = dict(placeholders or {})
+        self._pattern: re.Pattern[str] | None = None
+        self._size = -1
+
+    def add(self, secret: str, placeholder: str) -> None:
+        if secret and secret not in self.placeholders:
+            self.placeholders[secret] = placeholder
+
+    def update(self, mapping: dict[str, str]) -> None:
+        for secret, placeholder in mapping.items():
+            self.add(secret, placeholder)
+
+    def __bool__(self) -> bool:
+        return bool(self.placeholders)
+
+    def __len__(self) -> int:
+        return len(self.placeholders)
+
+    def _compiled(self) -> re.Pattern[str] | None:
+        # Recompiled only when secrets were added since the last use.
+        if self._size != len(self.placeholders):
+            words = sorted((s for s in self.placeholders if s), key=len, reverse=True)
+            self._pattern = re.compile("|".join(map(re.escape, words))) if words else None
+            self._size = len(self.placeholders)
+        return self._pattern
+
+    def holds(self, text: str) -> bool:
+        pattern = self._compiled()
+        return pattern is not None and pattern.search(text) is not None
+
+    def scrub(self, text: str) -> str:
+        pattern = self._compiled()
+        if pattern is None or not text:
+            return text
+        placeholders = self.placeholders
+        return pattern.sub(lambda m: placeholders[m.group(0)], text)
+
+    def describe(self, text: str) -> str:
+        """``text`` with each secret replaced by its kind and length (``[REDACTED:github-token, 40
+        characters]``): what a message says of a bad value that is a secret."""
+        pattern = self._compiled()
+        if pattern is None or not text:
+            return text
+        placeholders = self.placeholders
+
+        def described(m: re.Match[str]) -> str:
+            shown = placeholders[m.group(0)]
+            return f"{shown[:-1]}, {len(m.group(0))} characters]" if shown.endswith("]") else shown
+
+        return pattern.sub(described, text)
+
+    def found(self, text: str) -> list[str]:
+        """The secrets occurring in ``text`` (leftmost-longest, each once)."""
+        pattern = self._compiled()
+        if pattern is None:
+            return []
+        return list(dict.fromkeys(pattern.findall(text)))
+
+    def scrub_value(self, value: Any) -> Any:
+        """A copy of a JSON value with every string (and every key) scrubbed."""
+        if not self.placeholders:
+            return value
+        return map_strings(value, self.scrub)
+
+
+def map_strings(value: Any, fn: Callable[[str], str]) -> Any:
+    """``value`` with ``fn`` applied to every string and object key, at any depth (no recursion).
+
+    Containers are rebuilt only where something changed, so a clean value
+    comes back as the same object.
+    """
+    if isinstance(value, str):
+        return fn(value)
+    if not isinstance(value, (dict, list)):
+        return value
+    # Post-order walk with an explicit stack: (container, iterator of items, rebuilt items, changed).
+    root_box: list[Any] = [None]
+    stack: list[list[Any]] = [[value, _items(value), [], False, root_box, 0]]
+    while stack:
+        frame = stack[-1]
+        node, items = frame[0], frame[1]
+        pushed = False
+        for key, child in items:
+            new_key = fn(key) if isinstance(key, str) and isinstance(node, dict) else key
+            if isinstance(child, (dict, list)):
+                frame[2].append([new_key, None])
+                if new_key != key:
+                    frame[3] = True
+                stack.append([child, _items(child), [], False, frame[2][-1], 1])
+                pushed = True
+                break
+            new_child = fn(child) if isinstance(child, str) else child
+            frame[2].append([new_key, new_child])
+            if new_child is not child or new_key != key:
+                frame[3] = True
+        if pushed:
+            continue
+        stack.pop()
+        changed = frame[3]
+        if changed:
+            built: Any = ({k: v for k, v in frame[2]} if isinstance(node, dict) else [v for _, v in frame[2]])
+        else:
+            built = node
+        target, slot = frame[4], frame[5]
+        target[slot] = built
+        if stack and built is not node:
+            stack[-1][3] = True
+    return root_box[0]
+
+
+def _items(value: Any) -> Iterator[tuple[Any, Any]]:
+    return iter(value.items()) if isinstance(value, dict) else iter(enumerate(value))
+
+
+def iter_strings(value: Any) -> Iterator[str]:
+    """Every string in a JSON value, object keys included, at any depth (no recursion)."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            yield node
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                if isinstance(k, str):
+                    yield k
+                stack.append(v)
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
+
+
+def is_placeholder_only(scrubbed: str) -> bool:
+    """The scrubbed text is nothing but placeholders (and white space): the value was all secret."""
+    return not _KIND.sub("", scrubbed).strip()
+
+
+def describe(original: Any, scrubbed: str) -> str:
+    """A string value that held a secret, described by kind and length (``<github-token, 40 characters>``)."""
+    kinds = list(dict.fromkeys(_KIND.findall(scrubbed)))
+    what = ", ".join(kinds) or "secret"
+    if isinstance(original, str):
+        if is_placeholder_only(scrubbed):
+            return f"<{what}, {len(original)} characters>"
+        return f"<text of {len(original)} characters holding {what}>"
+    return f"<value holding {what}>"
+
+
+def collect(finders: list[tuple[str, Callable[[str], list[tuple[str, str]]]]], strings: Any,
+            placeholder: Callable[[str], str]) -> dict[str, SecretSet]:
+    """``{code: SecretSet}`` of what each finder ``(code, find)`` finds in ``strings`` (each scanned once)."""
+    out: dict[str, SecretSet] = {}
+    # One scan over every distinct string, joined by a separator no detector reads
+    # across (a NUL between line breaks: no token, address, number or key value
+    # holds it), instead of one call per string: a context has thousands of them.
+    text = _SEPARATOR.join(dict.fromkeys(s for s in strings if s))
+    if not text:
+        return out
+    for code, find in finders:
+        found = SecretSet()
+        for value, kind in find(text):
+            if _SEPARATOR not in value:
+                found.add(value, placeholder(kind))
+        if found:
+            out[code] = found
+    return out
+
+
+_SEPARATOR = "\n\x00\n"
+
+
+def placeholder(kind: str) -> str:
+    return f"[REDACTED:{kind}]"
+
+
+# Words a secret shares with the text it was copied from: runs of letters, digits
+# and the few marks tokens, addresses and numbers are made of.
+_WORD = re.compile(r"[A-Za-z0-9_+.-]{6,}")
+_DIGIT = re.compile(r"\d")
+_INNER_UPPER = re.compile(r".[A-Z]")
+
+
+def _generated(word: str) -> bool:
+    """A word that may be (part of) a generated value: a digit, or a capital inside it.
+
+    What every detector finds without a word around it looks like this
+    (tokens, keys, passwords, numbers); an address or a name copied bare
+    into the answer is found there by the detectors themselves.
+    """
+    return _DIGIT.search(word) is not None or (_INNER_UPPER.search(word) is not None and not word.isupper())
+
+
+class ContextLines:
+    """A batch context's strings for the secret scan.
+
+    ``fixed``: every string but the message texts (ids, session keys, pool
+    labels, existing memories, known projects), always scanned. Of the
+    message texts only the lines holding a word of the answer are scanned:
+    a value found nowhere in the answer reaches no report, record or
+    message (the engine copies nothing else of the context but session
+    keys), and the one found is redacted wherever the answer copies it. A
+    text holding a private key block is scanned whole (the block spans
+    lines).
+    """
+
+    __slots__ = ("fixed", "texts")
+
+    def __init__(self, batch: Any):
+        dumped = batch.model.model_dump()
+        messages = [*dumped.pop("messages", []), *dumped.pop("background", [])]
+        contents = [m.pop("content", "") for m in messages]
+        self.fixed: list[str] = [*iter_strings(dumped), *iter_strings(messages)]
+        self.texts: list[str] = []
+        for text in contents:
+            if isinstance(text, str) and text:
+                (self.fixed if "PRIVATE KEY" in text else self.texts).append(text)
+
+    def relevant(self, answer_strings: list[str]) -> list[str]:
+        """The fixed strings, plus every line of a message text holding a word of ``answer_strings``."""
+        words = {w for text in answer_strings for w in _WORD.findall(text) if _generated(w)}
+        out = list(self.fixed)
+        if not words:
+            return out
+        for text in self.texts:
+            hits = [w for w in words if w in text]  # substring searches in C: no per-line work for most texts
+            if hits:
+                out.extend(line for line in text.split("\n") if any(w in line for w in hits))
+        return out
