@@ -25,6 +25,7 @@ _CONTEXT = {
     "type": "object",
     "description": "The batch context (CONTRACT.md section 1); unknown keys are a 400.",
     "required": ["messages"],
+    "additionalProperties": False,
     "properties": {
         "messages": {"type": "array", "items": {"$ref": "#/components/schemas/Message"}},
         "background": {"type": "array", "items": {"$ref": "#/components/schemas/Message"}},
