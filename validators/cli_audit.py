@@ -52,10 +52,29 @@ def _print_text(result: Any, out: Any) -> None:
         out.write(f"    {v.path or '/'}: {v.code} {v.action} {v.message}\n")
 
 
+def _progress(stream: Any) -> Any:
+    from .cli_check import Progress
+
+    class AuditProgress(Progress):
+        """The check command's progress line, counting records."""
+
+        def update(self, lines: int, done_bytes: int = 0, *, force: bool = False) -> None:
+            import time
+
+            now = time.monotonic()
+            if not force and self.last is not None and now - self.last < self.interval:
+                return
+            self.last = now
+            self.stream.write(f"\r\033[Kmemvet audit {lines} records")
+            self.stream.flush()
+            self.shown = True
+
+    return AuditProgress(stream, None)
+
+
 def run_audit(args: argparse.Namespace) -> int:
     from .audit import audit_source
     from .cli import load_config
-    from .cli_check import Progress
 
     config = load_config(args)
     out = sys.stdout
@@ -66,7 +85,7 @@ def run_audit(args: argparse.Namespace) -> int:
         sarif = SarifStream(out)
     progress = None
     if not args.no_progress and sys.stderr.isatty():
-        progress = Progress(sys.stderr, None)
+        progress = _progress(sys.stderr)
 
     def on_result(result: Any) -> None:
         if progress is not None and out.isatty():
