@@ -83,3 +83,13 @@ def test_audit_engine_ray_is_identical_to_local(local_ray):
     s2 = audit_source(source, on_result=lambda r: remote.append(r.to_dict()), engine="ray")
     assert remote == local and s2.to_dict() == s1.to_dict()
     assert len(local) == 11
+
+
+def test_chunk_boundaries_keep_file_order(local_ray, answers, capsys, monkeypatch):
+    import memvet.integrations.ray as mr
+
+    main(["check", str(answers), "--format", "json", "--no-progress"])
+    local = capsys.readouterr().out
+    monkeypatch.setattr(mr, "CHUNK_ROWS", 7)  # 45 lines: seven datasets, the last one short
+    main(["check", str(answers), "--format", "json", "--engine", "ray", "--jobs", "2", "--no-progress"])
+    assert capsys.readouterr().out == local

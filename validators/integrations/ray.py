@@ -63,9 +63,36 @@ def ensure_ray(address: str | None = None, num_cpus: int | None = None) -> Any:
     return ray
 
 
-def _actors(ray: Any, n: int) -> dict[str, Any]:
-    """``map_batches`` keywords for a pool of ``n`` actors (``compute=`` replaced ``concurrency=`` in 2.51)."""
-    return {"compute": ray.data.ActorPoolStrategy(size=max(n, 1))}
+def _tasks(ray: Any, n: int) -> dict[str, Any]:
+    """``map_batches`` keywords for at most ``n`` tasks at a time.
+
+    The CLI drivers send a file chunk by chunk, one dataset each; an actor
+    pool would be started (engines built) again for every chunk. Ray reuses
+    its worker processes for tasks, so a per-process cache
+    (:func:`_cached_validator`) builds each engine once per worker instead.
+    """
+    return {"compute": ray.data.TaskPoolStrategy(size=max(n, 1))}
+
+
+_VALIDATORS: dict[str, Any] = {}
+
+
+def _cached_validator(factory: Any, key: str, *args: Any) -> Any:
+    validator = _VALIDATORS.get(key)
+    if validator is None:
+        if len(_VALIDATORS) >= 8:
+            _VALIDATORS.clear()
+        validator = _VALIDATORS[key] = factory(*args)
+    return validator
+
+
+def _check_batch(batch: dict[str, Any], config: Config, fmt: str, source: str) -> dict[str, Any]:
+    key = json.dumps(["check", config.model_dump_json(), fmt, source])
+    return _cached_validator(MemvetValidator, key, config, fmt, source)(batch)
+
+
+def _audit_batch(batch: dict[str, Any], config: Config) -> dict[str, Any]:
+    return _cached_validator(_AuditValidator, json.dumps(["audit", config.model_dump_json()]), config)(batch)
 
 
 def _column(batch: dict[str, Any], name: str, n: int) -> list[Any]:
@@ -169,8 +196,8 @@ def check_outcomes(path: str, config: Config, fmt: str, *, address: str | None =
     ray = ensure_ray(address, num_cpus=max(workers, 1) if not address else None)
     for chunk in _chunks(iter_lines(path), CHUNK_ROWS):
         ds = ray.data.from_items([{"n": n, "line": line} for n, line, _ in chunk])
-        ds = ds.map_batches(MemvetValidator, fn_constructor_kwargs={"config": config, "fmt": fmt, "source": path},
-                            batch_size=BATCH_SIZE, **_actors(ray, workers))
+        ds = ds.map_batches(_check_batch, fn_kwargs={"config": config, "fmt": fmt, "source": path},
+                            batch_size=BATCH_SIZE, **_tasks(ray, workers))
         for row in ds.iter_rows():
             if row["error"] is not None:
                 yield LineOutcome(int(row["n"]), ok=False, error=row["error"])
@@ -219,8 +246,8 @@ def audit_results(auditor: Any, records: Iterable[Any], *, address: str | None =
         rows = [{"index": i, "output": json.dumps(p.output, ensure_ascii=False),
                  "context": json.dumps(p.context, ensure_ascii=False), "skipped": json.dumps(list(p.skipped))}
                 for i, p in enumerate(prepared)]
-        ds = ray.data.from_items(rows).map_batches(_AuditValidator, fn_constructor_kwargs={"config": auditor.config},
-                                                   batch_size=BATCH_SIZE, **_actors(ray, workers))
+        ds = ray.data.from_items(rows).map_batches(_audit_batch, fn_kwargs={"config": auditor.config},
+                                                   batch_size=BATCH_SIZE, **_tasks(ray, workers))
         for row in ds.iter_rows():
             i = int(row["index"])
             yield chunk[i], auditor.result(chunk[i], prepared[i], _report_from(row["report"]))
