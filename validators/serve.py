@@ -98,15 +98,49 @@ def _context(value: Any) -> Any:
     return load_context(value, source="context")
 
 
-def validate_job(output: Any, context: Any, config_key: str | None) -> tuple[int, str]:
-    """``(status, body)``: 200 and the json report, or 400 and the CLI's error message."""
+def parse_body(raw: bytes) -> dict[str, Any]:
+    """The request body as ``{"output", "context", ...}``; HTTPError(400) naming what is wrong."""
+    try:
+        body = json.loads(raw)
+    except ValueError as exc:
+        raise HTTPError(400, f"the request body is not JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise HTTPError(400, 'the request body must be an object with "output" and "context"')
+    for key in ("output", "context"):
+        if key not in body:
+            raise HTTPError(400, f'the request body has no "{key}"')
+    return body
+
+
+def config_key(body: dict[str, Any]) -> str | None:
+    """The request's config as a canonical cache key (None: the server's config)."""
+    config = body.get("config")
+    if config is None:
+        return None
+    if not isinstance(config, dict):
+        raise HTTPError(400, "config: the memvet table must be a table (a JSON object)")
+    return json.dumps(config, sort_keys=True, ensure_ascii=False)
+
+
+def _error_body(message: str) -> str:
+    return json.dumps({"error": message}, ensure_ascii=False)
+
+
+def validate_job(raw: bytes) -> tuple[int, str]:
+    """``(status, body)`` for one raw request body: 200 and the json report, or 400 and the CLI's message.
+
+    Runs in a worker process: the server's event loop never parses a body.
+    """
     from .registry import default_registry
 
     try:
-        engine = _engine(config_key)
-        report = engine.validate(output, _context(context))
+        body = parse_body(raw)
+        engine = _engine(config_key(body))
+        report = engine.validate(body["output"], _context(body["context"]))
+    except HTTPError as exc:
+        return exc.status, _error_body(exc.message)
     except MemvetError as exc:
-        return 400, json.dumps({"error": str(exc)}, ensure_ascii=False)
+        return 400, _error_body(str(exc))
     # The formatter `memvet check --format json` uses, and print()'s newline.
     return 200, default_registry().formats["json"](report, source="<request>", color=False) + "\n"
 
@@ -158,7 +192,7 @@ def create_app(settings: Settings | None = None) -> Any:
         if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(), settings.token.encode()):
             raise HTTPError(401, "missing or wrong bearer token (Authorization: Bearer <token>)")
 
-    async def body_of(request: Request) -> dict[str, Any]:
+    async def raw_body(request: Request) -> bytes:
         if request.headers.get("content-type", JSON_TYPE).split(";")[0].strip() != JSON_TYPE:
             raise HTTPError(415, f"the request body must be {JSON_TYPE}")
         length = request.headers.get("content-length")
@@ -170,28 +204,11 @@ def create_app(settings: Settings | None = None) -> Any:
             if size > settings.max_bytes:
                 raise HTTPError(413, f"the request body is over the limit of {settings.max_bytes} bytes")
             chunks.append(chunk)
-        try:
-            body = json.loads(b"".join(chunks))
-        except ValueError as exc:
-            raise HTTPError(400, f"the request body is not JSON: {exc}") from None
-        if not isinstance(body, dict):
-            raise HTTPError(400, 'the request body must be an object with "output" and "context"')
-        for key in ("output", "context"):
-            if key not in body:
-                raise HTTPError(400, f'the request body has no "{key}"')
-        return body
+        return b"".join(chunks)
 
-    def config_key(body: dict[str, Any]) -> str | None:
-        config = body.get("config")
-        if config is None:
-            return None
-        if not isinstance(config, dict):
-            raise HTTPError(400, "config: the memvet table must be a table (a JSON object)")
-        return json.dumps(config, sort_keys=True, ensure_ascii=False)
-
-    async def run_validate(body: dict[str, Any]) -> tuple[int, str]:
+    async def run_validate(raw: bytes) -> tuple[int, str]:
         loop = asyncio.get_running_loop()
-        job = loop.run_in_executor(state["pool"], validate_job, body["output"], body["context"], config_key(body))
+        job = loop.run_in_executor(state["pool"], validate_job, raw)
         try:
             return await asyncio.wait_for(job, settings.timeout)
         except asyncio.TimeoutError:
@@ -208,7 +225,7 @@ def create_app(settings: Settings | None = None) -> Any:
         return wrapped
 
     async def validate(request: Request) -> Response:
-        status, text = await run_validate(await body_of(request))
+        status, text = await run_validate(await raw_body(request))
         return Response(text, status_code=status, media_type=JSON_TYPE)
 
     def store() -> Any:  # runs in the store thread only
@@ -221,10 +238,14 @@ def create_app(settings: Settings | None = None) -> Any:
     async def in_store_thread(fn: Any, *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(state["store_thread"], fn, *args)
 
-    def commit_job(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    def commit_job(raw: bytes) -> tuple[int, dict[str, Any]]:
         from .engine import Engine
         from .store import RejectedReportError, batch_key
 
+        try:
+            body = parse_body(raw)
+        except HTTPError as exc:
+            return exc.status, {"error": exc.message}
         stream, cursor = body.get("stream", "http"), body.get("cursor")
         if not isinstance(stream, str) or not stream:
             return 400, {"error": "stream: must be a non-empty string"}
@@ -250,8 +271,8 @@ def create_app(settings: Settings | None = None) -> Any:
                      "memory_ids": res.memory_ids, "report": report_dict}
 
     async def commit(request: Request) -> Response:
-        body = await body_of(request)
-        status, payload = await in_store_thread(commit_job, body)
+        raw = await raw_body(request)
+        status, payload = await in_store_thread(commit_job, raw)
         return JSONResponse(payload, status_code=status)
 
     def recall_job(params: dict[str, str]) -> tuple[int, dict[str, Any]]:
