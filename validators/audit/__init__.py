@@ -88,6 +88,8 @@ def audit_source(source: str, *, config: Config | dict[str, Any] | str | None = 
             writer.finish(arch)
     finally:
         close()
+        if arch is not None:
+            arch.close()
         if writer is not None:
             writer.close()
     return summary

@@ -21,6 +21,7 @@ are neither run nor counted.
 
 from __future__ import annotations
 
+import hashlib
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,7 +88,7 @@ class Auditor:
         self.archive = archive
         self._engines: dict[tuple[str, ...], Engine] = {}
         self.base = self.engine_for(())
-        self._seen: dict[tuple[str, str], str] = {}   # duplicate key -> first record id
+        self._seen: dict[bytes, str] = {}   # digest of (type, normalised content) -> first record id
 
     # --- engines -----------------------------------------------------------------
     def engine_for(self, skipped: tuple[str, ...]) -> Engine:
@@ -151,8 +152,10 @@ class Auditor:
         if session is None:  # no sessionKey stored: the one session that holds every id, if any
             common = None
             for mid in ids:
-                sessions = set(self.archive.sessions_of(mid))
-                common = sessions if common is None else common & sessions
+                found = self.archive.sessions_of(mid)
+                if len(found) >= self.archive.SESSIONS_KEPT:
+                    return None  # an id in many sessions: which one is meant cannot be told
+                common = set(found) if common is None else common & set(found)
             if not common or len(common) > 1:
                 return None
             session = next(iter(common))
@@ -179,7 +182,9 @@ class Auditor:
         content, kind = stored.record.get("content"), stored.record.get("type")
         if not isinstance(content, str):
             return None
-        key = (str(kind), normalise(content))
+        # A 16-byte digest per record, not the text: memory stays flat however long the contents are.
+        key = hashlib.blake2b(f"{kind}\0{normalise(content)}".encode("utf-8", "surrogatepass"),
+                              digest_size=16).digest()
         first = self._seen.setdefault(key, stored.id)
         if first == stored.id:
             return None

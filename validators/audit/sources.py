@@ -58,16 +58,22 @@ def iso_to_ms(value: Any) -> Any:
 
 
 class Archive:
-    """The L0 conversations of a TencentDB directory, indexed by message id.
+    """The L0 conversations of a TencentDB directory, indexed by ``(sessionKey, id)``.
 
-    ``lookup(id)`` returns every ``(sessionKey, message)`` with that id (ids
-    are unique per session only); messages are re-read from disk by offset.
+    ``message(id, session)`` re-reads one message from disk by its offset;
+    ``sessions_of(id)`` names up to :attr:`SESSIONS_KEPT` sessions holding
+    that id (ids are unique per session only), enough to say where a
+    misattributed source really lives. Both are O(1) per look-up.
     """
+
+    SESSIONS_KEPT = 4
 
     def __init__(self, folder: Path):
         self.folder = folder
         self.files = _date_files(folder)
-        self._index: dict[str, list[tuple[str, int, int]]] = {}
+        self._index: dict[tuple[str, str], tuple[int, int]] = {}
+        self._sessions: dict[str, list[str]] = {}
+        self._handles: dict[int, Any] = {}
         self.messages = 0
         for f, path in enumerate(self.files):
             offset = 0
@@ -81,19 +87,32 @@ class Archive:
                     if not isinstance(mid, str) or not isinstance(session, str):
                         raise ContextError('an archived message needs string "id" and "sessionKey"',
                                            file=f"{path}:{n}")
-                    self._index.setdefault(mid, []).append((session, f, start))
+                    if (session, mid) not in self._index:  # the first copy of a message wins
+                        self._index[(session, mid)] = (f, start)
+                        sessions = self._sessions.setdefault(mid, [])
+                        if len(sessions) < self.SESSIONS_KEPT:
+                            sessions.append(session)
                     self.messages += 1
 
     def sessions_of(self, mid: str) -> list[str]:
-        return [s for s, _, _ in self._index.get(mid, ())]
+        """Sessions that hold ``mid`` (at most SESSIONS_KEPT: a full list means "maybe more")."""
+        return list(self._sessions.get(mid, ()))
 
     def message(self, mid: str, session: str) -> dict[str, Any] | None:
-        for s, f, offset in self._index.get(mid, ()):
-            if s == session:
-                with open(self.files[f], "rb") as stream:
-                    stream.seek(offset)
-                    return json.loads(stream.readline())
-        return None
+        where = self._index.get((session, mid))
+        if where is None:
+            return None
+        f, offset = where
+        stream = self._handles.get(f)
+        if stream is None:
+            stream = self._handles[f] = open(self.files[f], "rb")
+        stream.seek(offset)
+        return json.loads(stream.readline())
+
+    def close(self) -> None:
+        for stream in self._handles.values():
+            stream.close()
+        self._handles.clear()
 
     def iter_files(self) -> Iterator[tuple[Path, Iterator[tuple[int, bytes, int]]]]:
         for path in self.files:
