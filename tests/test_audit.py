@@ -172,3 +172,51 @@ def test_malformed_record_line_names_file_and_line(tmp_path, capsys):
         f.write("{not json\n")
     assert main(["audit", str(d)]) == 2
     assert "2026-11-30.jsonl:6" in capsys.readouterr().err
+
+
+def test_record_without_session_key_resolves_through_the_archive(tmp_path):
+    path = tmp_path / "records.jsonl"
+    path.write_text(json.dumps({"id": "a", "content": "登录服务的默认超时为 10 秒，是与网关团队约定的值，不要随意修改。",
+                                "type": "work_fact", "priority": 85, "source_message_ids": ["m1"]},
+                               ensure_ascii=False) + "\n")
+    got, _ = _results(str(path), archive=str(SAMPLES / "clean" / "conversations"))
+    # m1 exists in s-a1 and s-b2: which session is meant cannot be told, so provenance is skipped
+    assert "W008" in got["a"]["skipped"] and got["a"]["verdict"] in ("ok", "warn")
+    path.write_text(json.dumps({"id": "b", "content": "数据库迁移上线生产前必须先在 staging 执行 dry-run，因为直接上线曾导致锁表。",
+                                "type": "work_method", "priority": 85, "source_message_ids": ["m3"],
+                                "metadata": {"scope": "global", "method_type": "constraint"}},
+                               ensure_ascii=False) + "\n")
+    got, _ = _results(str(path), archive=str(SAMPLES / "clean"))
+    assert got["b"]["skipped"] == [] and got["b"]["verdict"] == "ok"   # m3 lives in s-a1 only
+
+
+def test_a_code_switched_off_in_config_is_not_emitted():
+    got, summary = _results(str(SAMPLES / "planted"), config={"ignore": ["I002", "Q001"]})
+    assert "I002" not in _codes(got["p-nowhere"]) and "Q001" not in _codes(got["p-duplicate"])
+    assert "I005" in _codes(got["p-other-session"])
+
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+_json = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner,
+                                                                               max_size=3), max_leaves=8)
+_record = st.fixed_dictionaries({}, optional={
+    "id": st.text(max_size=5) | st.integers(), "content": st.text(max_size=40) | _json,
+    "type": st.sampled_from(["work_fact", "work_task", "work_method", "work_artifact", "persona"]) | _json,
+    "priority": st.integers(-5, 120) | _json, "source_message_ids": st.lists(st.sampled_from(["m1", "m5", "m7", "zz"]))
+    | _json, "metadata": st.dictionaries(st.sampled_from(["scope", "deadline", "project", "x"]), _json) | _json,
+    "sessionKey": st.sampled_from(["s-a1", "s-b2", "nope"]) | _json, "taskState": _json, "scene_name": _json})
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(records=st.lists(_record, min_size=1, max_size=4))
+def test_arbitrary_records_never_crash_the_audit(tmp_path_factory, records):
+    path = tmp_path_factory.mktemp("fuzz") / "records.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    got: list = []
+    summary = audit_source(str(path), archive=str(SAMPLES / "planted"), on_result=got.append)
+    assert summary.records == len(records) == len(got)
+    for r in got:
+        assert r.verdict in ("ok", "warn", "fix", "reroute", "drop", "reject")
+        assert all(v.code != "E001" for v in r.findings), [v.message for v in r.findings]
