@@ -162,7 +162,6 @@ def test_bearer_token(server):
 
 def test_commit_then_recall(server):
     client, _ = server
-    context = json.loads((ROOT / "examples/context.json").read_text())
     context = {"messages": [{"id": "m1", "sessionKey": "s-1", "role": "user", "timestamp": 1767225600000,
                              "content": "网关默认超时定为 10 秒，和运维约定过，不要改。"}]}
     output = [{"new_scene_name": "demo｜网关超时", "new_scene_reason": "池中没有网关超时议题", "message_ids": ["m1"],
@@ -178,6 +177,10 @@ def test_commit_then_recall(server):
     rejected = client.post("/v1/commit", json={"output": [{"scene_id": "sc9999", "message_ids": ["m1"],
                                                            "memories": output[0]["memories"]}], "context": context})
     assert rejected.status_code == 422 and rejected.json()["report"]["ok"] is False
+    bad = client.post("/v1/commit", json={"output": output, "context": context, "config": {"nope": 1}})
+    assert bad.status_code == 400 and "config.nope" in bad.json()["error"]
+    assert client.post("/v1/commit", json={"context": context}).status_code == 400
+    assert client.post("/v1/commit", json={"output": output, "context": context, "cursor": -1}).status_code == 400
     assert client.get("/v1/recall", params={"kind": "nope"}).status_code == 400
     assert client.get("/v1/recall", params={"limit": "x"}).status_code == 400
 

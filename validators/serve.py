@@ -238,8 +238,20 @@ def create_app(settings: Settings | None = None) -> Any:
     async def in_store_thread(fn: Any, *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(state["store_thread"], fn, *args)
 
-    def commit_job(raw: bytes) -> tuple[int, dict[str, Any]]:
+    commit_engines: dict[str, Any] = {}
+
+    def commit_engine(key: str | None) -> Any:  # the store thread's engines, one per config
         from .engine import Engine
+
+        engine = commit_engines.get(key or "")
+        if engine is None:
+            config = config_from_dict(json.loads(key), source="request", prefix="config") if key else settings.config
+            if len(commit_engines) >= 16:
+                commit_engines.clear()
+            engine = commit_engines[key or ""] = Engine(config)
+        return engine
+
+    def commit_job(raw: bytes) -> tuple[int, dict[str, Any]]:
         from .store import RejectedReportError, batch_key
 
         try:
@@ -252,11 +264,10 @@ def create_app(settings: Settings | None = None) -> Any:
         if cursor is not None and (not isinstance(cursor, int) or isinstance(cursor, bool) or cursor < 0):
             return 400, {"error": "cursor: must be a non-negative integer"}
         try:
-            key = config_key(body)
-            config = config_from_dict(json.loads(key), source="request", prefix="config") if key else settings.config
+            engine = commit_engine(config_key(body))
             batch = _context(body["context"])
             st = store()
-            report = Engine(config).validate(body["output"], batch, store=st)
+            report = engine.validate(body["output"], batch, store=st)
             report_dict = report.to_dict()
             if not report.ok:
                 return 422, {"error": str(RejectedReportError(
