@@ -1,7 +1,7 @@
 """Benchmarks of issue 14: ``memvet serve`` under load, and Ray Data with 1 and 2 workers.
 
 - ``serve``: a real ``memvet serve`` subprocess on loopback (one worker per
-  CPU); typical generated answers (3 scenes x 20 memories) sent by 1, 8 and
+  CPU); typical generated answers (20 memories in 3 scenes) sent by 1, 8 and
   64 concurrent clients (asyncio + httpx, in this process -- so the client
   shares the machine's cores with the server, as a co-located pipeline
   would). A bounded number of requests per level; requests/s, p50, p99.
@@ -97,7 +97,7 @@ def serve_load(requests: int = 600, answers: int = 60, levels: tuple[int, ...] =
 
 
 def serve_text(section: dict[str, Any]) -> str:
-    lines = [f"server workers {section['workers']}; typical answers (3 scenes x 20 memories), 20% faulty"]
+    lines = [f"server workers {section['workers']}; typical answers (20 memories in 3 scenes), 20% faulty"]
     for r in section["rows"]:
         lines.append(f"{r['clients']:>3} clients  {r['requests']:>5} requests  {r['requests_per_s']:8.1f} req/s  "
                      f"p50 {r['p50_ms']:7.2f} ms  p99 {r['p99_ms']:7.2f} ms  client CPU {r['client_cpu_share']:4.0%}  "
@@ -135,3 +135,22 @@ def ray_text(section: dict[str, Any]) -> str:
              f"{r['memories_per_s']:>9,.0f} memories/s" for r in section["rows"]]
     lines.append(f"speedup 2 workers over 1: {section['speedup']:.2f}x")
     return "\n".join(lines)
+
+
+def markdown(sections: dict[str, Any]) -> list[str]:
+    """Markdown lines for the serve and ray sections (benchmarks/run.py --markdown)."""
+    out: list[str] = []
+    s = sections.get("serve")
+    if s:
+        out += ["", f"**memvet serve** (loopback, {s['workers']} worker processes, typical answers of "
+                f"{s['memories_per_request']} memories in 3 scenes, 20 % faulty; the client runs on the same cores)", "",
+                "| clients | requests | requests/s | p50 ms | p99 ms | client CPU |", "|---:|---:|---:|---:|---:|---:|"]
+        out += [f"| {r['clients']} | {r['requests']} | {r['requests_per_s']:.1f} | {r['p50_ms']:.2f} | "
+                f"{r['p99_ms']:.2f} | {r['client_cpu_share']:.0%} |" for r in s["rows"]]
+    s = sections.get("ray")
+    if s:
+        out += ["", f"**--engine ray** ({s['answers']:,} answers, {s['memories']:,} memories, local Ray with 2 CPUs; "
+                f"speedup of 2 workers over 1: {s['speedup']:.2f}×)", "",
+                "| workers | s | memories/s |", "|---:|---:|---:|"]
+        out += [f"| {r['workers']} | {r['seconds']:.2f} | {r['memories_per_s']:,.0f} |" for r in s["rows"]]
+    return out

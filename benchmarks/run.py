@@ -803,6 +803,10 @@ def markdown(res: Results, command: str) -> str:
             out += [f"| {r['jobs']} | {r['seconds']:.2f} | {r['memories_per_s']:,.0f} |" for r in s["rows"]]
         else:
             out += ["", "**--jobs**: not available in this build"]
+    if "serve" in res.sections or "ray" in res.sections:
+        from benchmarks import pipe
+
+        out += pipe.markdown(res.sections)
     return "\n".join(out) + "\n"
 
 
