@@ -172,10 +172,15 @@ def iter_jsonl_records(path: Path) -> Iterator[StoredRecord]:
                            sk if isinstance(sk, str) else None)
 
 
+#: The memory type of a hand-written store memory (``memvet store add`` stores a kind, no type).
+TYPE_OF_KIND = {"project_fact": "work_fact", "code_preference": "work_method", "task_state": "work_task"}
+
+
 def iter_store_records(store: Any, where: str) -> Iterator[StoredRecord]:
     """Every memory of a memvet store (any status), through the backend's ``find``."""
     for m in store.backend.find():
-        record = {"id": m["id"], "content": m["content"], "type": m.get("type"), "kind": m["kind"],
+        typ = m.get("type") or TYPE_OF_KIND.get(m["kind"])
+        record = {"id": m["id"], "content": m["content"], "type": typ, "kind": m["kind"],
                   "status": m["status"], "namespace": m.get("namespace"), "scope": m.get("scope"),
                   "task_id": m.get("task_id"), "source": m.get("source") or [],
                   "confirmed_by": m.get("confirmed_by") or [], "sessionKey": m.get("session_key")}
