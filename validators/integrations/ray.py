@@ -30,7 +30,13 @@ from memvet.errors import ContextError, MemvetError
 
 #: Rows per Ray dataset sent at once by the CLI drivers (bounds driver memory).
 CHUNK_ROWS = 2048
-BATCH_SIZE = 64
+#: Rows per block and per batch: one task per block. Ray's default for ``from_items`` (200 blocks)
+#: makes tasks of a few rows, whose scheduling costs more than validating them.
+BATCH_SIZE = 128
+
+
+def _blocks(rows: int) -> int:
+    return max(1, -(-rows // BATCH_SIZE))
 
 
 def _ray() -> Any:
@@ -195,7 +201,8 @@ def check_outcomes(path: str, config: Config, fmt: str, *, address: str | None =
 
     ray = ensure_ray(address, num_cpus=max(workers, 1) if not address else None)
     for chunk in _chunks(iter_lines(path), CHUNK_ROWS):
-        ds = ray.data.from_items([{"n": n, "line": line} for n, line, _ in chunk])
+        ds = ray.data.from_items([{"n": n, "line": line} for n, line, _ in chunk],
+                                 override_num_blocks=_blocks(len(chunk)))
         ds = ds.map_batches(_check_batch, fn_kwargs={"config": config, "fmt": fmt, "source": path},
                             batch_size=BATCH_SIZE, **_tasks(ray, workers))
         for row in ds.iter_rows():
@@ -246,7 +253,7 @@ def audit_results(auditor: Any, records: Iterable[Any], *, address: str | None =
         rows = [{"index": i, "output": json.dumps(p.output, ensure_ascii=False),
                  "context": json.dumps(p.context, ensure_ascii=False), "skipped": json.dumps(list(p.skipped))}
                 for i, p in enumerate(prepared)]
-        ds = ray.data.from_items(rows).map_batches(_audit_batch, fn_kwargs={"config": auditor.config},
+        ds = ray.data.from_items(rows, override_num_blocks=_blocks(len(rows))).map_batches(_audit_batch, fn_kwargs={"config": auditor.config},
                                                    batch_size=BATCH_SIZE, **_tasks(ray, workers))
         for row in ds.iter_rows():
             i = int(row["index"])
