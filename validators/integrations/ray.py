@@ -35,8 +35,9 @@ CHUNK_ROWS = 2048
 BATCH_SIZE = 128
 
 
-def _blocks(rows: int) -> int:
-    return max(1, -(-rows // BATCH_SIZE))
+def _blocks(rows: int, workers: int) -> int:
+    """Blocks of about BATCH_SIZE rows, but at least one per worker (a short file is split too)."""
+    return max(1, min(rows, max(workers, -(-rows // BATCH_SIZE))))
 
 
 def _ray() -> Any:
@@ -202,7 +203,7 @@ def check_outcomes(path: str, config: Config, fmt: str, *, address: str | None =
     ray = ensure_ray(address, num_cpus=max(workers, 1) if not address else None)
     for chunk in _chunks(iter_lines(path), CHUNK_ROWS):
         ds = ray.data.from_items([{"n": n, "line": line} for n, line, _ in chunk],
-                                 override_num_blocks=_blocks(len(chunk)))
+                                 override_num_blocks=_blocks(len(chunk), workers))
         ds = ds.map_batches(_check_batch, fn_kwargs={"config": config, "fmt": fmt, "source": path},
                             batch_size=BATCH_SIZE, **_tasks(ray, workers))
         for row in ds.iter_rows():
@@ -253,8 +254,9 @@ def audit_results(auditor: Any, records: Iterable[Any], *, address: str | None =
         rows = [{"index": i, "output": json.dumps(p.output, ensure_ascii=False),
                  "context": json.dumps(p.context, ensure_ascii=False), "skipped": json.dumps(list(p.skipped))}
                 for i, p in enumerate(prepared)]
-        ds = ray.data.from_items(rows, override_num_blocks=_blocks(len(rows))).map_batches(_audit_batch, fn_kwargs={"config": auditor.config},
-                                                   batch_size=BATCH_SIZE, **_tasks(ray, workers))
+        ds = ray.data.from_items(rows, override_num_blocks=_blocks(len(rows), workers))
+        ds = ds.map_batches(_audit_batch, fn_kwargs={"config": auditor.config}, batch_size=BATCH_SIZE,
+                            **_tasks(ray, workers))
         for row in ds.iter_rows():
             i = int(row["index"])
             yield chunk[i], auditor.result(chunk[i], prepared[i], _report_from(row["report"]))
