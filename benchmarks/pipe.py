@@ -146,7 +146,8 @@ def markdown(sections: dict[str, Any]) -> list[str]:
     s = sections.get("serve")
     if s:
         out += ["", f"**memvet serve** (loopback, {s['workers']} worker processes, typical answers of "
-                f"{s['memories_per_request']} memories in 3 scenes, 20 % faulty; the client runs on the same cores)", "",
+                f"{s['memories_per_request']} memories in 3 scenes, 20 % faulty; "
+                "the client runs on the same cores)", "",
                 "| clients | requests | requests/s | p50 ms | p99 ms | client CPU |", "|---:|---:|---:|---:|---:|---:|"]
         out += [f"| {r['clients']} | {r['requests']} | {r['requests_per_s']:.1f} | {r['p50_ms']:.2f} | "
                 f"{r['p99_ms']:.2f} | {r['client_cpu_share']:.0%} |" for r in s["rows"]]

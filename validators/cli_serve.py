@@ -39,7 +39,8 @@ def _token(args: argparse.Namespace) -> str | None:
         try:
             token = open(args.token_file, encoding="utf-8").read().strip()
         except OSError as exc:
-            raise MemvetError(f"cannot read: {exc.strerror or exc}", file=args.token_file, field="--token-file") from None
+            raise MemvetError(f"cannot read: {exc.strerror or exc}", file=args.token_file,
+                              field="--token-file") from None
         if not token:
             raise MemvetError("the token file is empty", file=args.token_file, field="--token-file")
         return token
