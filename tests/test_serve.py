@@ -193,3 +193,17 @@ def test_timeout(tmp_path):
         assert r.status_code == 504 and "longer than" in r.json()["error"]
     finally:
         _stop(proc)
+
+
+@pytest.mark.parametrize("args,field", [(["--token-file", "/nonexistent/token"], "--token-file"),
+                                        (["--timeout", "0"], "--timeout"), (["--max-bytes", "0"], "--max-bytes"),
+                                        (["--workers", "-1"], "--workers")])
+def test_bad_serve_options_are_exit_2(tmp_path, capsys, args, field):
+    assert main(["serve", "--port", "0", *args]) == 2
+    assert field in capsys.readouterr().err
+
+
+def test_empty_token_file_is_refused(tmp_path, capsys):
+    (tmp_path / "token").write_text("\n")
+    assert main(["serve", "--token-file", str(tmp_path / "token")]) == 2
+    assert "empty" in capsys.readouterr().err
