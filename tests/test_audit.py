@@ -222,3 +222,21 @@ def test_arbitrary_records_never_crash_the_audit(tmp_path_factory, records):
     for r in got:
         assert r.verdict in ("ok", "warn", "fix", "reroute", "drop", "reject")
         assert all(v.code != "E001" for v in r.findings), [v.message for v in r.findings]
+
+
+def test_a_source_cited_twice_is_i007_not_a_crash(tmp_path):
+    path = tmp_path / "records.jsonl"
+    path.write_text(json.dumps({"id": "a", "content": "数据库迁移上线生产前必须先在 staging 执行 dry-run，因为直接上线曾导致锁表。",
+                                "type": "work_method", "priority": 85, "source_message_ids": ["m3", "m3"],
+                                "sessionKey": "s-a1", "metadata": {"scope": "global", "method_type": "constraint"}},
+                               ensure_ascii=False) + "\n")
+    got, _ = _results(str(path), archive=str(SAMPLES / "clean"))
+    assert "I007" in _codes(got["a"]) and got["a"]["skipped"] == []
+
+
+def test_empty_session_key_is_no_session_key(tmp_path):
+    path = tmp_path / "records.jsonl"
+    path.write_text('{"id": "a", "content": "登录服务的默认超时为 10 秒。", "type": "work_fact", "priority": 80, '
+                    '"sessionKey": ""}\n')
+    got, _ = _results(str(path))
+    assert got["a"]["verdict"] in ("ok", "warn", "fix") and "W008" in got["a"]["skipped"]

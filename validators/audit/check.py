@@ -28,6 +28,7 @@ from typing import Any
 
 from memvet.config import Config
 from memvet.engine import Engine
+from memvet.errors import ContextError
 from memvet.report import Report, Violation
 
 from .sources import Archive, StoredRecord, context_message
@@ -159,11 +160,13 @@ class Auditor:
             if not common or len(common) > 1:
                 return None
             session = next(iter(common))
-        messages, broken = [], False
+        messages, broken, seen = [], False, set()
         for k, mid in enumerate(ids):
             item = self.archive.message(mid, session)
             if item is not None:
-                messages.append(context_message(item))
+                if mid not in seen:  # an id cited twice is I007's finding; the batch holds the message once
+                    seen.add(mid)
+                    messages.append(context_message(item))
                 continue
             broken = True
             others = sorted(set(self.archive.sessions_of(mid)))
@@ -194,7 +197,11 @@ class Auditor:
     # --- check ---------------------------------------------------------------------
     def check(self, stored: StoredRecord) -> RecordResult:
         prepared = self.prepare(stored)
-        report = self.engine_for(prepared.skipped).validate(prepared.output, prepared.context)
+        try:
+            report = self.engine_for(prepared.skipped).validate(prepared.output, prepared.context)
+        except ContextError as exc:  # the batch is built from the archive: name the record it was built for
+            raise ContextError(f"the archive messages this record cites do not form a valid batch: {exc}",
+                               file=stored.where) from None
         return self.result(stored, prepared, report)
 
     def result(self, stored: StoredRecord, prepared: Prepared, report: Report) -> RecordResult:

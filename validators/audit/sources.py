@@ -84,8 +84,8 @@ class Archive:
                         continue
                     item = decode_object(str(path), n, line, what="a message object")
                     mid, session = item.get("id"), item.get("sessionKey")
-                    if not isinstance(mid, str) or not isinstance(session, str):
-                        raise ContextError('an archived message needs string "id" and "sessionKey"',
+                    if not isinstance(mid, str) or not isinstance(session, str) or not mid or not session:
+                        raise ContextError('an archived message needs non-empty string "id" and "sessionKey"',
                                            file=f"{path}:{n}")
                     if (session, mid) not in self._index:  # the first copy of a message wins
                         self._index[(session, mid)] = (f, start)
@@ -160,7 +160,7 @@ def iter_tencentdb_records(folder: Path) -> Iterator[StoredRecord]:
             rid = item["id"]
             if newest[rid][1:] == (f, n):
                 sk = item.get("sessionKey")
-                yield StoredRecord(rid, f"{path}:{n}", item, sk if isinstance(sk, str) else None)
+                yield StoredRecord(rid, f"{path}:{n}", item, sk if isinstance(sk, str) and sk else None)
 
 
 def iter_jsonl_records(path: Path) -> Iterator[StoredRecord]:
@@ -169,7 +169,7 @@ def iter_jsonl_records(path: Path) -> Iterator[StoredRecord]:
         rid = item.get("id")
         sk = item.get("sessionKey")
         yield StoredRecord(rid if isinstance(rid, str) and rid else f"line-{n}", f"{path}:{n}", item,
-                           sk if isinstance(sk, str) else None)
+                           sk if isinstance(sk, str) and sk else None)
 
 
 #: The memory type of a hand-written store memory (``memvet store add`` stores a kind, no type).
