@@ -59,7 +59,7 @@ from benchmarks import instructions  # noqa: E402
 from benchmarks.generate import Answer, make_answer, make_answers  # noqa: E402
 
 FAMILIES = "SPITQLGMW"
-SECTIONS = ("throughput", "stages", "latency", "scaling", "cli", "streaming", "jobs", "instructions")
+SECTIONS = ("throughput", "stages", "latency", "scaling", "cli", "streaming", "jobs", "instructions", "serve", "ray")
 
 # Targets of the issue (one core, same run).
 TARGET_VALID_MPS = 30_000
@@ -83,11 +83,14 @@ class Sizes:
     stream_lines: int = 200_000
     stream_probe: int = 10_000  # a shorter stream, to show that memory stays flat
     jobs_answers: int = 3000
+    serve_requests: int = 600   # per concurrency level (1, 8, 64 clients)
+    ray_answers: int = 1500
 
     @classmethod
     def quick(cls) -> "Sizes":
         return cls(answers=12, rounds=1, latency_calls=30, scaling=(1, 10), scaling_memories=4,
-                   cli_answers=(1, 5), stream_lines=300, stream_probe=50, jobs_answers=40)
+                   cli_answers=(1, 5), stream_lines=300, stream_probe=50, jobs_answers=40,
+                   serve_requests=40, ray_answers=40)
 
 
 @dataclass
@@ -666,6 +669,17 @@ def run(sizes: Sizes, only: tuple[str, ...] = SECTIONS, log: Callable[[str], Non
                     f"({section['usable_cores']} usable cores; load average {section['load']})")
                 res.target("--jobs 2 speedup over --jobs 1", section["speedup"], TARGET_JOBS_SPEEDUP,
                            at_most=False, unit="x")
+    if "serve" in only or "ray" in only:  # issue 14: the HTTP service and Ray Data (benchmarks/pipe.py)
+        from benchmarks import pipe
+
+        if "serve" in only:
+            log("\n## memvet serve: POST /v1/validate on loopback")
+            res.sections["serve"] = section = pipe.serve_load(requests=sizes.serve_requests)
+            log(pipe.serve_text(section))
+        if "ray" in only:
+            log("\n## memvet check --engine ray: 1 and 2 workers on a local Ray (2 CPUs)")
+            res.sections["ray"] = section = pipe.ray_throughput(sizes.ray_answers)
+            log(pipe.ray_text(section))
     res.machine["load average at the end"] = _load()
     log(f"\nload average at the end: {res.machine['load average at the end']}")
     log("\n## targets")
@@ -789,6 +803,10 @@ def markdown(res: Results, command: str) -> str:
             out += [f"| {r['jobs']} | {r['seconds']:.2f} | {r['memories_per_s']:,.0f} |" for r in s["rows"]]
         else:
             out += ["", "**--jobs**: not available in this build"]
+    if "serve" in res.sections or "ray" in res.sections:
+        from benchmarks import pipe
+
+        out += pipe.markdown(res.sections)
     return "\n".join(out) + "\n"
 
 

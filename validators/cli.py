@@ -21,7 +21,8 @@ EXIT_OK, EXIT_REJECT, EXIT_USAGE = 0, 1, 2
 #: Subcommands added by other parts of memvet: name -> (add_parser, run).
 #: Each module registers itself in ``_load_subcommands`` so the core CLI
 #: stays small.
-SUBCOMMAND_MODULES = ("memvet.cli_check", "memvet.cli_eval", "memvet.store.cli", "memvet.extractor.cli")
+SUBCOMMAND_MODULES = ("memvet.cli_check", "memvet.cli_eval", "memvet.store.cli", "memvet.extractor.cli",
+                      "memvet.cli_audit", "memvet.cli_serve")
 
 
 def load_config(args: argparse.Namespace) -> Config:

@@ -61,6 +61,9 @@ def register(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
     add_commit_options(p)
     p.add_argument("--jobs", "-j", type=_jobs, default=1, metavar="N",
                    help="check a JSONL file with N processes (output order is kept; 0 = one per CPU)")
+    p.add_argument("--engine", choices=("local", "ray"), default="local",
+                   help="ray: check a JSONL file on Ray Data (pip install 'memvet[ray]'); --jobs actors")
+    p.add_argument("--address", help="the Ray cluster to join with --engine ray (default: a local Ray)")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar (it is only ever drawn on stderr when stderr is a terminal)")
     p.add_argument("--exit-zero", action="store_true",
@@ -184,6 +187,8 @@ def _run_check(args: argparse.Namespace, shared: Shared | None = None) -> int:
         from memvet.store.cli import check_and_commit
 
         return check_and_commit(engine, args, fmt, color)
+    if getattr(args, "engine", "local") == "ray" and not is_jsonl(args):
+        raise MemvetError("--engine ray checks a JSONL file of {context, output} lines", field="--engine")
     if is_jsonl(args):
         if args.context is not None:
             raise MemvetError("--context does not apply to a JSONL file (each line carries its context)",
@@ -348,6 +353,11 @@ def _outcomes(args: argparse.Namespace, engine: Any, fmt: Callable[..., str], co
               progress: Progress | None) -> Iterator[LineOutcome]:
     """Every line's outcome, in file order; serial, or over ``--jobs`` processes."""
     path, jobs = args.output, getattr(args, "jobs", 1) or 1
+    if getattr(args, "engine", "local") == "ray":  # memvet.integrations.ray, same outcomes in file order
+        from memvet.integrations.ray import check_outcomes
+
+        yield from check_outcomes(path, engine.config, args.format, address=args.address, workers=jobs)
+        return
     lines = iter_lines(path)
     count = 0
     if jobs <= 1:

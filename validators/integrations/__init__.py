@@ -1,0 +1,1 @@
+"""Integrations of memvet with data frameworks (optional extras: ``memvet[ray]``)."""
