@@ -9,6 +9,7 @@ explores more and randomly: ``HYPOTHESIS_PROFILE=dev pytest tests/test_propertie
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from hypothesis import HealthCheck, settings
@@ -25,6 +26,11 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(__file__).resolve().parents[2] / "shared"
+# The benchmark generator (benchmarks/generate.py) makes test answers too; its
+# folder is not an installed package, so every test file can import it the same
+# way whichever file runs first.
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
 
 
 # --- a fresh venv with the built wheel (tests/test_wheel.py, tests/test_plugins.py) ----------
