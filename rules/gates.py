@@ -37,7 +37,7 @@ import re
 from typing import Any, Iterable
 
 from memvet.rule import Finding, Rule, RuleOptions
-from memvet.rules import _text, lexicon
+from memvet.rules import _sources, _text, lexicon
 from memvet.rules._wordmatch import TextFacts, WordFilter, text_facts
 from memvet.rules.method import NORMATIVE, NOT_NORMATIVE
 
@@ -89,10 +89,18 @@ class _Gate(Rule):
         if not isinstance(content, str) or not content or content.isspace() or memory.get("type") in self.skip_types:
             return ()
         facts = text_facts(ctx, content)
-        if not self.may_fail(facts.view, memory, facts):
-            return ()
-        problem = self.problem(content, memory, facts.view)
-        return [Finding(problem, path="/content")] if problem else ()
+        if self.may_fail(facts.view, memory, facts):
+            problem = self.problem(content, memory, facts.view)
+            if problem:
+                return [Finding(problem, path="/content")]
+        # Then the memory against its batch: what the sources show, by role.
+        found = self.against_sources(content, memory, ctx, facts.view)
+        return [found] if found is not None else ()
+
+    def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
+                        view: _text.View) -> Finding | None:
+        """A finding judged from the batch facts (what the sources show), or None."""
+        return None
 
     def may_fail(self, view: _text.View, memory: dict[str, Any], facts: TextFacts | None = None) -> bool:
         """False only when :meth:`problem` is sure to return None (a cheap early exit).
@@ -175,10 +183,38 @@ class StrippingTest(_Gate):
         ]
         keep_markers: list[str] = REASONS + CONDITIONS + PROBLEMS + DECISIONS + NORMATIVE + FUTURE_USE
         not_keep: list[str] = NOT_NORMATIVE
+        #: Narration of work done, judged only when a source shows that work (an edit,
+        #: a file write, a commit, an assistant's "done" report): a sentence opening
+        #: with one of these...
+        narration_openers: list[str] = [
+            "added", "created", "renamed", "moved", "removed", "deleted", "updated", "changed", "fixed", "restored",
+            "reorganized", "reorganised", "refactored", "committed", "replaced", "rewrote", "recreated", "converted",
+            "implemented", "merged", "reverted", "bumped", "cleaned up", "switched", "wrote", "regrouped", "sorted",
+            "extracted", "inlined", "adjusted", "modified", "tweaked", "staged", "pushed", "amended",
+            "已", "完成了", "新增了", "新增", "删除了", "修复了", "更新了", "实现了", "创建了", "重命名了", "提交了", "调整了",
+            "修改了", "移除了", "补充了", "重构了", "恢复了",
+        ]
+        #: ... or holding one of these.
+        narration_phrases: list[str] = [
+            "was updated", "were updated", "was renamed", "were renamed", "was created", "were created",
+            "was recreated", "was added", "were added", "was removed", "were removed", "was changed",
+            "was fixed", "was moved", "were moved", "was resolved", "got corrupted", "now calls", "now uses",
+            "now provides", "now contains", "now has", "has been", "have been", "committed",
+            "已删除", "已完成", "已更新", "已修复", "已实现", "已提交", "已重命名", "已添加", "已创建", "已修改", "已移除",
+            "完成了", "修复了", "更新了", "实现了", "删除了", "新增了", "现在调用", "改成了", "改为了",
+        ]
+        #: What keeps a narration of shown work: a cause, a rule, a decision (not a mere "fixed").
+        narration_keep: list[str] = REASONS + CONDITIONS + DECISIONS + NORMATIVE + FUTURE_USE + [
+            p for p in PROBLEMS if p not in ("修复", "fix", "fixed", "fixes")]
+        #: A narration this much of whose terms a user of the batch said carries the user's words.
+        user_share: float = 0.5
 
     def __init__(self, options: Any = None):
         super().__init__(options)
         o = self.options
+        self._openers = _text.compile_openers(o.narration_openers)
+        self._narration = _compile(o.narration_phrases)
+        self._narration_keep = _text.WordSearch(o.narration_keep)
         self._change = _compile(o.change_verbs)
         self._keep = _text.WordSearch(o.keep_markers)
         self._not_keep = _text.WordSearch(o.not_keep)
@@ -197,6 +233,26 @@ class StrippingTest(_Gate):
             return None
         return (f"a change log ({change.group(0)!r}): once names, files, commits and numbers are removed nothing "
                 "guides a later action; git history already holds it (keep it only with its reason or lesson)")
+
+    def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
+                        view: _text.View) -> Finding | None:
+        if ctx.is_dropped(ctx.scene_index, ctx.memory_index):
+            return None
+        narration = self._narrated(content)
+        if narration is None or not _sources.shows_edits(ctx, memory):
+            return None
+        if self._narration_keep.search(self._not_keep.mask(view.stripped)):
+            return None
+        if _sources.user_support(ctx, memory, content) >= self.options.user_share:
+            return None  # the user's own instruction, told back: W/M rules judge it
+        return Finding(f"it narrates work that its sources show being done ({narration!r}) and leaves no cause, "
+                       "rule or decision; the diff and the commit already hold it", path="/content")
+
+    def _narrated(self, content: str) -> str | None:
+        m = self._openers.search(content) if self._openers is not None else None
+        if m is None and self._narration is not None:
+            m = self._narration.search(content)
+        return m.group(0).strip() if m else None
 
 
 # --- G002 ---------------------------------------------------------------------------
@@ -484,10 +540,21 @@ class ProvenanceTest(_Gate):
             "source of truth", "不是", "而不是", "instead of", "not the",
         ]
         not_explanation: list[str] = NOT_NORMATIVE
+        #: Share of the memory's content terms that the batch's tool output and file
+        #: writes already hold, from which it is a restatement (certain)...
+        restated_share: float = 0.6
+        #: ... and from which it may be one (a low-confidence finding: warn, ask the judge).
+        restated_share_unsure: float = 0.45
+        #: A memory this much of whose terms a user of the batch said is the user's own words.
+        user_share: float = 0.3
+        #: What excuses a restatement of the batch: a cause the memory gives (a rule
+        #: copied from a file is still a copy, so normative words do not).
+        restated_keep: list[str] = REASONS
 
     def __init__(self, options: Any = None):
         super().__init__(options)
         o = self.options
+        self._reason = _text.WordSearch(o.restated_keep)
         self._pointer = _compile(o.pointer_phrases)
         self._source = _compile(o.source_words)
         self._explain = _text.WordSearch(o.explanation_markers)
@@ -526,6 +593,22 @@ class ProvenanceTest(_Gate):
             return None
         return (f"it only says where to look ({pointer.group(0).strip()!r} {source.group(0)!r}) or restates what "
                 "the repository already says; grep or git show gets it back -- keep only what needs explaining")
+
+    def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
+                        view: _text.View) -> Finding | None:
+        o = self.options
+        if ctx.is_dropped(ctx.scene_index, ctx.memory_index):
+            return None  # already gone (an injected instruction, a secret dump): one fault, one code
+        share = _sources.written_support(ctx, content)
+        if share < o.restated_share_unsure:
+            return None
+        if self._reason.search(self._not_explain.mask(view.stripped)):
+            return None  # a cause of its own ("because …"): more than the file says
+        if _sources.user_support(ctx, memory, content) >= o.user_share:
+            return None  # the user's own words, even if the assistant then wrote them down
+        return Finding(f"it restates what this batch's tool output or file writes already hold ({share:.0%} of its "
+                       "terms); the file, the commit or a rerun gives it back -- keep only what they do not say",
+                       path="/content", confidence="high" if share >= o.restated_share else "low")
 
 
 # --- helpers shared with Q002 ---------------------------------------------------------

@@ -22,10 +22,12 @@ class Violation:
     message: str
     rule: str
     fix: list[dict[str, Any]] | None = None
+    #: "high" or "low" (CONTRACT.md section 3).
+    confidence: str = "high"
 
     def to_dict(self) -> dict[str, Any]:
         return {"code": self.code, "name": self.name, "action": self.action, "path": self.path,
-                "message": self.message, "rule": self.rule, "fix": self.fix}
+                "message": self.message, "rule": self.rule, "fix": self.fix, "confidence": self.confidence}
 
 
 @dataclass
