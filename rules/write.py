@@ -304,6 +304,9 @@ class TemporaryOptions(RuleOptions):
         "house rule", "from now on", "going forward", "as a rule", "whenever", "every time", "rule of thumb",
         "convention",
     ]
+    #: Whose source messages can make a change temporary (W005). Tool output is
+    #: never one ("temporarily unavailable" is about itself).
+    marking_roles: list[str] = ["user", "assistant"]
 
 
 class Temporal:
@@ -664,7 +667,13 @@ class TemporaryAsConvention(Rule):
         if not flagged:
             return None  # the common case: no message of the batch says anything temporary
         scanned = []
-        for m in ctx.sources(record):
+        sources = ctx.sources(record)
+        # When a user is among the sources, the user's words decide (the batch facts'
+        # "marks temporary"): an assistant's "let me temporarily comment this out" is
+        # about its own next step, not about the approach the user stated.
+        if any(m.role == "user" for m in sources):
+            sources = [m for m in sources if m.role == "user"]
+        for m in sources:
             if id(m) not in flagged:
                 continue  # its scan would be empty (and tool output is never scanned)
             key = ("W005", id(self), m.sessionKey, m.id)
@@ -687,11 +696,11 @@ class TemporaryAsConvention(Rule):
         """The user/assistant messages of the batch that may hold a temporary marker, by ``id()``.
 
         Once per batch (the batch keeps its messages alive, so their ids are
-        stable while the set is used). Tool output is left out: it says
-        "temporarily unavailable" about itself.
+        stable while the set is used). Only ``marking_roles`` count: tool
+        output says "temporarily unavailable" about itself.
         """
         may_match = self.temporal.markers.may_match
-        spoken = [(m, unquote(m.content)) for m in ctx.batch.messages if m.role in ("user", "assistant")]
+        spoken = [(m, unquote(m.content)) for m in ctx.batch.messages if m.role in self.options.marking_roles]
         if not may_match("\n".join([clean for _, clean in spoken])):
             return frozenset()  # the common case: all of them ruled out at once, in a few ``in`` tests
         return frozenset(id(m) for m, clean in spoken if may_match(clean))
@@ -1012,6 +1021,15 @@ class ProposalAsDecision(Rule):
         if proposal is None:
             return
         if any(m.role == "user" and order[m.key] > proposed_at for m in sources):
+            return
+        # The batch facts: a user source that states a position (not a mere question)
+        # said it; the user's first answer after the proposal, cited or not, may take it.
+        facts = ctx.facts
+        if any(m.role == "user" and "states" in (acts := facts.of(m).acts) and "asks" not in acts for m in sources):
+            return
+        proposer = next(m for m in sources if order[m.key] == proposed_at)
+        answer = facts.user_answer_after(proposer)
+        if answer is not None and "accepts" in answer.acts and "rejects" not in answer.acts:
             return
         yield Finding(f"written as settled ({marker!r}) but the sources only show an assistant proposal "
                       f"({proposal!r}) that no user message answered; record it as open "
