@@ -268,6 +268,18 @@ _DATES = re.compile(r"\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?|\d{
                     r"\d{1,2}:\d{2}|\d{1,2}\s*(?:点|am\b|pm\b)", re.IGNORECASE)
 
 
+def _has_number(text: str, number: str) -> bool:
+    """``number`` occurs in ``text`` as a whole number (not inside a longer one)."""
+    start = text.find(number)
+    while start >= 0:
+        end = start + len(number)
+        if (start == 0 or not (text[start - 1].isdigit() or text[start - 1] == ".")) and (
+                end == len(text) or not text[end].isdigit()):
+            return True
+        start = text.find(number, start + 1)
+    return False
+
+
 def _without_dates(text: str) -> str:
     """Dates and clock times are not readings ("今天 18:00 前" is a deadline)."""
     return _DATES.sub(" ", text)
@@ -291,8 +303,13 @@ class OneTimeTest(_Gate):
           a number, and nothing else;
         * a status dump: a fenced block introduced as a state (状态/status).
 
-        A ``work_task`` is not a snapshot by being dated: only a progress
-        figure or a time-marked reading makes it one.
+        A ``work_task`` is not a snapshot by being dated or by carrying its
+        state and next steps: only a progress figure makes it one.
+
+        Against the batch: a figure with a unit of reading (a port, a test
+        count, a duration, a size) that a tool or assistant source printed
+        and no user message of the batch gave is a reading copied from
+        output (a low-confidence finding when only the assistant printed it).
 
     Why is this bad?
         "目前进度 60%" is wrong tomorrow. Stored, it is recalled as current
@@ -351,10 +368,28 @@ class OneTimeTest(_Gate):
         state_words: list[str] = ["状态", "现状", "运行情况", "status", "state", "current state"]
         keep_markers: list[str] = REASONS + DECISIONS + LASTING + NORMATIVE
         not_keep: list[str] = NOT_NORMATIVE
+        #: Words that make a number a reading of output when they precede it ("port 5173").
+        reading_before: list[str] = ["port", "端口", "pid", "耗时", "took", "用时", "exit code", "退出码"]
+        #: Words that make a number a reading of output when they follow it ("6 tests", "57 s").
+        reading_after: list[str] = [
+            "tests", "test", "specs", "passed", "passing", "failed", "failing", "skipped", "errors", "warnings",
+            "seconds", "second", "secs", "sec", "s", "ms", "minutes", "min", "files", "matches", "lines", "rows",
+            "mb", "gb", "kb", "bytes", "个测试", "测试", "通过", "失败", "秒", "毫秒", "分钟", "个文件", "行", "条", "个匹配",
+        ]
+        #: Words that make a reading this run's state ("is running on port 3000"): certain.
+        running: list[str] = ["running", "runs on", "is on", "started", "listening", "auto-assigned", "assigned",
+                              "this run", "运行在", "跑在", "启动在", "本次", "这次"]
 
     def __init__(self, options: Any = None):
         super().__init__(options)
         o = self.options
+        before = "|".join(re.escape(w) for w in sorted(o.reading_before, key=len, reverse=True))
+        after = "|".join(re.escape(w) for w in sorted(o.reading_after, key=len, reverse=True))
+        self._reading_of_output = re.compile(
+            (rf"(?:{before})\s*[:=#]?\s*~?(\d{{2,}})(?!\d|\.\d)" if before else r"(?!x)x") + "|" +
+            (rf"(?<![\w.])~?(\d+(?:\.\d+)?)\s?(?:[A-Za-z0-9]+\s)?(?:{after})(?![A-Za-z])" if after else r"(?!x)x"),
+            re.IGNORECASE)
+        self._running = _compile(o.running)
         self._when = _compile(o.point_in_time)
         self._stands = _compile(o.as_it_stands)
         self._outcome = _compile(o.outcomes)
@@ -425,10 +460,47 @@ class OneTimeTest(_Gate):
             return None
         return shape
 
+    def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
+                        view: _text.View) -> Finding | None:
+        if memory.get("type") == TASK or not view.has_digit or ctx.is_dropped(ctx.scene_index, ctx.memory_index):
+            return None
+        readings = [(m.group(0).strip(), m.group(1) or m.group(2), m.group(2) is not None)
+                    for m in self._reading_of_output.finditer(content)]
+        if not readings:
+            return None
+        sources = ctx.sources(memory)
+        if not sources:
+            return None
+        said = "\n".join(m.content for m in sources if m.role == "user")
+        facts = ctx.facts
+        printed_by, certain = None, False
+        for shown, number, counted in readings:
+            if _has_number(said, number):
+                continue  # a cited user message gave it: a setting or a requirement, not a reading
+            for m in sources:
+                if m.role != "user" and _has_number(m.content, number):
+                    printed_by = printed_by or (shown, m.role)
+                    # Certain: tool output, or a count/duration the assistant reports from its own run.
+                    certain = certain or m.role == "tool" or (counted and "reports_done" in facts.of(m).acts)
+        if printed_by is None:
+            return None
+        rest = self._not_keep.mask(content)
+        if self._keep.search(rest):
+            return None
+        shown, role = printed_by
+        certain = certain or (self._running is not None and self._running.search(content) is not None)
+        return Finding(f"a reading copied from this batch's {role} output ({shown!r}); the next run prints "
+                       "another -- keep the limit or the cause it shows, not the figure",
+                       path="/content", confidence="high" if certain else "low")
+
     def _shape(self, prose: str, memory: dict[str, Any]) -> str | None:
         share = _SHARE.search(prose)
         if share and self._progress is not None and (m := self._progress.search(prose)):
             return f"a progress figure ({share.group(0)!r}, {m.group(0)!r}); it goes stale at once"
+        if memory.get("type") == TASK:
+            # Follow-up work carries its state and next steps ("so far 3 tests fail; fix
+            # them next"): only a progress figure makes a task a snapshot.
+            return None
         when = self._when.search(prose) if self._when is not None else None
         stands = self._stands.search(prose) if self._stands is not None else None
         if when is not None or stands is not None:
