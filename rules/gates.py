@@ -243,7 +243,7 @@ class StrippingTest(_Gate):
             return None
         if self._narration_keep.search(self._not_keep.mask(view.stripped)):
             return None
-        if _sources.user_support(ctx, memory, content) >= self.options.user_share:
+        if _sources.user_support(ctx, memory, view.stripped) >= self.options.user_share:
             return None  # the user's own instruction, told back: W/M rules judge it
         return Finding(f"it narrates work that its sources show being done ({narration!r}) and leaves no cause, "
                        "rule or decision; the diff and the commit already hold it", path="/content")
@@ -676,7 +676,8 @@ class ProvenanceTest(_Gate):
             return None
         if self._reason.search(self._not_explain.mask(view.stripped)):
             return None  # a cause of its own ("because …"): more than the file says
-        if _sources.user_support(ctx, memory, content) >= o.user_share:
+        # Names and paths blanked: a user who names the file has not said what it holds.
+        if _sources.user_support(ctx, memory, view.stripped) >= o.user_share:
             return None  # the user's own words, even if the assistant then wrote them down
         return Finding(f"it restates what this batch's tool output or file writes already hold ({share:.0%} of its "
                        "terms); the file, the commit or a rerun gives it back -- keep only what they do not say",

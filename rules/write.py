@@ -665,7 +665,7 @@ class TemporaryAsConvention(Rule):
             cached = memo[self._flagged_key] = (self, self._flagged_messages(ctx))
         flagged = cached[1]
         if not flagged:
-            return None  # the common case: no message of the batch says anything temporary
+            return self._user_marked(record, ctx)  # the batch facts' own temporary words
         scanned = []
         sources = ctx.sources(record)
         # When a user is among the sources, the user's words decide (the batch facts'
@@ -679,7 +679,7 @@ class TemporaryAsConvention(Rule):
             key = ("W005", id(self), m.sessionKey, m.id)
             scanned.extend(ctx.memo(key, lambda m=m: self.temporal.scan(m.content)))
         if not any(marker for marker, _ in scanned):
-            return None
+            return self._user_marked(record, ctx)
         mine = tokens(content)
         best_temporary, best_other, found = -1, 0, None
         for marker, toks in scanned:
@@ -691,6 +691,16 @@ class TemporaryAsConvention(Rule):
         # Ties go to the temporary sentence: the worst outcome of a reroute
         # is a fact kept for one task instead of forever.
         return found if best_temporary >= best_other else None
+
+    def _user_marked(self, record: dict[str, Any], ctx: Any) -> str | None:
+        """A source user message the batch facts say marks something temporary ("演示完再说",
+        "for the demo"), unless it also states a lasting rule; its marker, else None."""
+        for m in ctx.sources(record):
+            if m.role == "user" and "temporary" in ctx.facts.of(m).acts:
+                text = unquote(m.content)
+                if self.temporal.lasting is None or self.temporal.lasting.search(text) is None:
+                    return "marked temporary by the user"
+        return None
 
     def _flagged_messages(self, ctx: Any) -> frozenset[int]:
         """The user/assistant messages of the batch that may hold a temporary marker, by ``id()``.

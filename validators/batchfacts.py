@@ -68,7 +68,7 @@ class FactsOptions(BaseModel):
     ]
     #: A user message with one of these marks a change as temporary.
     temporary: list[str] = [
-        "先这样", "先这么", "暂时", "临时", "再说", "演示完", "发完再", "之后再", "回头再", "上线后再", "明天回滚",
+        "先这样", "先这么", "暂时", "再说", "演示完", "发完再", "之后再", "回头再", "上线后再", "明天回滚",
         "再改回", "先关", "先停", "先去掉", "先跳过", "先不",
         "for now", "for the demo", "for the time being", "for the moment", "temporarily", "until monday",
         "until tomorrow", "until the release", "until the demo", "until further notice", "just for today",
