@@ -151,6 +151,7 @@ _PATH = re.compile(
     r"(?<![\w@/\\.:-])(?:[A-Za-z]:[/\\]|~?/)?(?:[\w.-]+[/\\])+[\w.-]*\w"
     r"|(?<![\w/\\.-])[\w-]+(?:\.[\w-]+)*\.(?:md|rst|txt|ts|tsx|js|jsx|mjs|cjs|py|go|rs|java|kt|rb|json|jsonc|"
     r"ya?ml|toml|ini|cfg|conf|env|sql|sh|lock|xml|html|css|scss|vue|proto|c|h|cpp|hpp)(?![\w])")
+_FILE_URL = re.compile(r"file://(/[^)\s>\]]+)")
 _COMMIT = re.compile(r"(?i)\bcommit(?:ted)?\s+(?:as\s+)?`?([0-9a-f]{7,40})\b|\[[\w/-]+ ([0-9a-f]{7,40})\]")
 _COMMAND = re.compile(r"(?im)(?:run command:|^\s*\$\s+|^\s*>\s*\$?\s*(?=\w+\s))(.+)$")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
@@ -283,7 +284,7 @@ def _block_files(text: str) -> tuple[str, ...]:
             # A heading or link line, or a short lead-in ("Create `x.ts`:"), among the
             # last lines before the block; not a sentence that merely names a file.
             for line in reversed(lines[-3:]):
-                paths = _PATH.findall(line)
+                paths = _FILE_URL.findall(line) or _PATH.findall(line)
                 if paths and (line.lstrip().startswith("#") or "file://" in line
                               or (len(line) <= 200 and line.rstrip().endswith(":"))):
                     found.append(paths[-1])
