@@ -133,6 +133,12 @@ class StrippingTest(_Gate):
         decision. ``work_task`` (follow-up work) and ``work_method`` (checked
         by the M rules) are not judged.
 
+        Against the batch: a memory that narrates work ("Reorganized …",
+        "X now calls Y", 已删除/修复了) while one of its sources shows that
+        work being done (a tool edit or commit, an assistant file write or
+        "done" report) fails even without a change verb of the list, unless
+        it keeps a cause, a rule or a decision, or a user of the batch said it.
+
     Why is this bad?
         "utils/format.ts 的 moment 已换成 dayjs" is in git history; as a
         memory it takes recall budget every turn and guides nothing. A
@@ -150,6 +156,17 @@ class StrippingTest(_Gate):
         {"content": "UserService.getById was renamed to findById and all 14 call sites were updated.", "type": "work_fact",
          "priority": 80}
         ```
+        user: regroup the exports of the barrel file
+        tool: Applied edit to src/index.ts -- Commit 9bb94e7 refactor: regroup exports
+        ```json
+        {"content": "Reorganized exports in src/index.ts into groups sorted alphabetically.", "type": "work_fact",
+         "priority": 75}
+        ```
+        user: 缓冲区满了以后 redo 还是报错
+        tool: Tool use: **search_replace** • Edit file: src/undo.layers.js
+        ```json
+        {"content": "src/undo.layers.js 的 takeSnapshot 现在调用 next() 再 store()。", "type": "work_fact", "priority": 75}
+        ```
 
     Use instead:
         user: 日志库换成 pino 吧，压测时 winston 光序列化就吃掉三成 CPU。
@@ -161,6 +178,12 @@ class StrippingTest(_Gate):
         ```json
         {"content": "The job queue moves from RabbitMQ to Redis Streams because Redis is already operated.", "type": "work_fact",
          "priority": 80}
+        ```
+        user: 缓冲区满了以后 redo 还是报错
+        tool: Tool use: **search_replace** • Edit file: src/undo.layers.js
+        ```json
+        {"content": "缓冲区满时 redo 报错，因为 next() 释放了 store() 刚写入的图像；takeSnapshot 必须先 next() 再 store()。",
+         "type": "work_fact", "priority": 88}
         ```
     """
 
@@ -326,7 +349,27 @@ class OneTimeTest(_Gate):
          "type": "work_fact", "priority": 80}
         ```
 
+        user: start the dev server
+        assistant: Perfect! The server is running on port 3000. Now let me update the test script.
+        ```json
+        {"content": "The dev server is running on port 3000.", "type": "work_fact", "priority": 70}
+        ```
+        user: 跑一下单测
+        tool: $ npm test -- Tests: 155 passed, 155 total
+        ```json
+        {"content": "单元测试 155 个测试全部通过。", "type": "work_fact", "priority": 70}
+        ```
+
     Use instead:
+        user: The API must listen on port 8443 in every environment.
+        assistant: Set PORT=8443 in all env files.
+        ```json
+        {"content": "The API listens on port 8443 in every environment.", "type": "work_fact", "priority": 80}
+        ```
+        user: 目前还有 3 个用例失败，明天继续排查 mock 数据
+        ```json
+        {"content": "目前还有 3 个用例失败，下一步排查 mock 数据。", "type": "work_task", "priority": 80}
+        ```
         user: 支付回调幂等 12 月 4 号前必须上线
         ```json
         {"content": "用户需要在 2026-12-04 前完成并上线支付回调的幂等改造。", "type": "work_task", "priority": 85,
@@ -559,6 +602,13 @@ class ProvenanceTest(_Gate):
         in", "the commit message says") and adds no explanation: no reason,
         condition, rule, decision or role of its own.
 
+        Against the batch: fails when most of the memory's terms are text
+        that a tool message of the batch showed or that the assistant wrote
+        into a file (``restated_share``; between ``restated_share_unsure``
+        and it, a low-confidence finding), unless the memory gives a cause
+        of its own or a user of the batch said it (a rule the user dictated
+        stays the user's even after the assistant wrote it down).
+
     Why is this bad?
         Seed 000's provenance test: what ``grep`` or ``git show`` returns in
         a second is not worth a memory; "配置见 config.yaml" is never what a
@@ -575,6 +625,18 @@ class ProvenanceTest(_Gate):
         {"content": "The commit message of 9b0c3e7 says it handles expired refresh tokens by forcing a re-login.",
          "type": "work_artifact", "priority": 80, "metadata": {"artifact_type": "commit", "artifact_ref": "9b0c3e7"}}
         ```
+        user: 看一下 deploy/prod.env 里的网关配置
+        tool: $ cat deploy/prod.env -- GATEWAY_HOST=gw.internal.example GATEWAY_TIMEOUT_MS=3000 GATEWAY_RETRIES=2
+        ```json
+        {"content": "deploy/prod.env 中 GATEWAY_HOST=gw.internal.example，GATEWAY_TIMEOUT_MS=3000，GATEWAY_RETRIES=2。",
+         "type": "work_fact", "priority": 80}
+        ```
+        user: Write our commit conventions down.
+        tool: Applied edit to CONVENTIONS.md: use Conventional Commits for every commit message; squash fixup commits before merging
+        ```json
+        {"content": "Use Conventional Commits for every commit message and squash fixup commits before merging.",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "self", "method_type": "constraint"}}
+        ```
 
     Use instead:
         user: 插件到底从哪加载的？新建的 rate_limit.ts 没生效
@@ -586,6 +648,18 @@ class ProvenanceTest(_Gate):
         ```json
         {"content": "docs/adr/0012-read-through-cache.md is the accepted ADR for the read-through cache and must be followed by future cache changes.",
          "type": "work_artifact", "priority": 80, "metadata": {"artifact_type": "doc", "artifact_ref": "docs/adr/0012-read-through-cache.md"}}
+        ```
+        user: In Markdown files put each sentence on its own line and use - for bullets.
+        tool: Applied edit to CONVENTIONS.md: put each sentence on its own line in Markdown files; use - for bullets
+        ```json
+        {"content": "In Markdown files each sentence goes on its own line and bullets use -.", "type": "work_method",
+         "priority": 85, "metadata": {"scope": "self", "method_type": "constraint"}}
+        ```
+        user: 推送为什么到不了生产设备？
+        tool: $ grep -n APNS_HOST deploy/prod.env -- 4:APNS_HOST=api.sandbox.push.apple.com
+        ```json
+        {"content": "生产推送收不到，因为 deploy/prod.env 的 APNS_HOST 仍是 api.sandbox.push.apple.com，生产设备 token 只被 api.push.apple.com 接受。",
+         "type": "work_fact", "priority": 88}
         ```
     """
 

@@ -589,7 +589,11 @@ class TemporaryAsConvention(Rule):
         ``project_fact`` or ``code_preference`` built on such a sentence is
         rerouted to ``task_state`` of its scene. Quoted words and lasting
         rules that merely mention temporary things ("以后凡是暂时跳过的测试…",
-        "临时目录", "temporary files") do not count. Safe fix.
+        "临时目录", "temporary files") do not count. When a user message is
+        among the sources, only user messages decide -- one the batch facts
+        say marks something temporary (演示完再说, "for the demo") reroutes
+        whatever the memory's own words; an assistant's "let me temporarily
+        comment this out" about its own next step does not. Safe fix.
 
     Why is this bad?
         The failure seed 004 starts from: "raise the timeout to 30 s until
@@ -606,6 +610,11 @@ class TemporaryAsConvention(Rule):
         ```json
         {"content": "The e2e job does not run on pull requests.", "type": "work_fact", "priority": 80}
         ```
+        user: 演示完再说，先把登录验证码关掉
+        assistant: 好的，已关闭登录验证码。
+        ```json
+        {"content": "登录页不启用验证码。", "type": "work_fact", "priority": 80}
+        ```
 
     Use instead:
         user: 先把网关超时改成 30 秒，明天再回滚
@@ -616,6 +625,12 @@ class TemporaryAsConvention(Rule):
         user: House rule: any workaround we add 'for now' gets a TODO with its issue number.
         ```json
         {"content": "Every stopgap workaround must carry a TODO that names its tracking issue.",
+         "type": "work_method", "priority": 85}
+        ```
+        user: Every new test failed. When that happens, run a single test first, then widen the run.
+        assistant: Let me temporarily comment out the error check and run a single test first.
+        ```json
+        {"content": "When a batch of new tests all fail, first run a single test, then widen the run.",
          "type": "work_method", "priority": 85}
         ```
 
@@ -983,6 +998,13 @@ class ProposalAsDecision(Rule):
         ```json
         {"content": "Decided: the dashboard uses server-sent events instead of polling.", "type": "work_fact",
          "priority": 80}
+        ```
+        user: 拿不准的参数都保持和 MapTR 相同，或者你帮我选择一下
+        assistant: 建议 pc_range 直接沿用 MapTR 的默认值。
+        user: 确定
+        ```json
+        {"content": "用户主张：拿不准的 GT 参数一律与 MapTR 保持一致。", "type": "work_method", "priority": 85,
+         "metadata": {"scope": "self", "method_type": "principle"}}
         ```
     """
 
