@@ -237,6 +237,8 @@ class StrippingTest(_Gate):
         o = self.options
         self._openers = _text.compile_openers(o.narration_openers)
         self._narration = _compile(o.narration_phrases)
+        # "no narration word anywhere" as set lookups in the content's shared facts.
+        self._may_narrate = WordFilter(o.narration_openers + o.narration_phrases)
         self._narration_keep = _text.WordSearch(o.narration_keep)
         self._change = _compile(o.change_verbs)
         self._keep = _text.WordSearch(o.keep_markers)
@@ -259,8 +261,9 @@ class StrippingTest(_Gate):
 
     def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
                         view: _text.View) -> Finding | None:
-        if ctx.is_dropped(ctx.scene_index, ctx.memory_index):
-            return None
+        if not self._may_narrate.may_match(text_facts(ctx, content)) or ctx.is_dropped(
+                ctx.scene_index, ctx.memory_index):
+            return None  # the common case: nothing in the batch shows work being done
         narration = self._narrated(content)
         if narration is None or not _sources.shows_edits(ctx, memory):
             return None
@@ -433,6 +436,7 @@ class OneTimeTest(_Gate):
             (rf"(?<![\w.])~?(\d+(?:\.\d+)?)\s?(?:[A-Za-z0-9]+\s)?(?:{after})(?![A-Za-z])" if after else r"(?!x)x"),
             re.IGNORECASE)
         self._running = _compile(o.running)
+        self._may_read_output = WordFilter(o.reading_before + o.reading_after)
         self._when = _compile(o.point_in_time)
         self._stands = _compile(o.as_it_stands)
         self._outcome = _compile(o.outcomes)
@@ -505,7 +509,13 @@ class OneTimeTest(_Gate):
 
     def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
                         view: _text.View) -> Finding | None:
-        if memory.get("type") == TASK or not view.has_digit or ctx.is_dropped(ctx.scene_index, ctx.memory_index):
+        if memory.get("type") == TASK or not view.has_digit:
+            return None
+        printed = _sources.agent_numbers(ctx)
+        if not printed or printed.isdisjoint(_sources.numbers(content)):
+            return None  # the common case: none of its figures was printed by a tool or the assistant
+        if not self._may_read_output.may_match(text_facts(ctx, content)) or ctx.is_dropped(
+                ctx.scene_index, ctx.memory_index):
             return None
         readings = [(m.group(0).strip(), m.group(1) or m.group(2), m.group(2) is not None)
                     for m in self._reading_of_output.finditer(content)]
@@ -743,8 +753,12 @@ class ProvenanceTest(_Gate):
     def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
                         view: _text.View) -> Finding | None:
         o = self.options
+        if not _sources.may_restate(ctx, text_facts(ctx, content), o.restated_share_unsure - 0.15):
+            return None  # the common case: most of its words are nowhere in the batch's writes
         if ctx.is_dropped(ctx.scene_index, ctx.memory_index):
             return None  # already gone (an injected instruction, a secret dump): one fault, one code
+        if not _sources.cites_agent(ctx, memory):
+            return None  # drawn from what users said only: theirs, not a restatement
         share = _sources.written_support(ctx, content)
         if share < o.restated_share_unsure:
             return None

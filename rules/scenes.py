@@ -80,12 +80,11 @@ class SceneReuseUnsupported(Rule):
         messages = ctx.batch.resolve([i for i in ids if isinstance(i, str)])[0] if isinstance(ids, list) else []
         if not messages:
             messages = ctx.batch.messages  # no usable ids: the whole batch is the scene's evidence
-        def evidence() -> tuple[frozenset[str], frozenset[str]]:
-            text = "\n".join(m.content for m in messages)
-            return _text.terms(text), frozenset(_PIECES.findall(text.lower()))
-
-        seen_terms, seen_pieces = ctx.memo(("L007:evidence",) + tuple(m.key for m in messages), evidence)
-        if wanted[0] & seen_terms or wanted[1] & seen_pieces:
+        # Substring tests in the scene's lower-cased text: a term (CJK bigram, word stem)
+        # or ASCII piece of the label found anywhere in it is evidence enough for a warning rule.
+        text = ctx.memo(("L007",) + tuple(m.key for m in messages),
+                        lambda: "\n".join(m.content for m in messages).lower())
+        if any(t in text for t in wanted[0]) or any(p in text for p in wanted[1]):
             return
         yield Finding(f"scene {sid!r} ({label!r}) is reused, but its messages show nothing of that label's work "
                       "object or project; reuse a scene only with evidence, or open a new scene",
@@ -93,8 +92,11 @@ class SceneReuseUnsupported(Rule):
 
     def _label_terms(self, label: str) -> tuple[frozenset[str], frozenset[str]] | None:
         """The label's content terms and ASCII word pieces (vague words left out); None when it has none."""
-        vague = " ".join(self.options.vague_words)
-        terms = _text.terms(label) - _text.terms(vague)
-        pieces = frozenset(p for p in _PIECES.findall(label.lower()) if len(p) >= 2 and not p.isdigit())
-        pieces -= frozenset(_PIECES.findall(vague.lower()))
-        return (terms, pieces) if terms or pieces else None
+        cache = self.__dict__.setdefault("_labels", {})
+        if label not in cache:
+            vague = " ".join(self.options.vague_words)
+            terms = _text.terms(label) - _text.terms(vague)
+            pieces = frozenset(p for p in _PIECES.findall(_text.normalize(label)) if len(p) >= 2 and not p.isdigit())
+            pieces -= frozenset(_PIECES.findall(vague.lower()))
+            cache[label] = (terms, pieces) if terms or pieces else None
+        return cache[label]

@@ -294,6 +294,9 @@ class TemporaryOptions(RuleOptions):
         "until the release", "until the next release", "until further notice", "revert it tomorrow",
         "revert tomorrow", "roll back tomorrow", "roll it back", "switch back", "change back", "change it back",
         "set it back", "turn it back", "put it back", "just for the demo", "for this sprint", "for today",
+        # a change held until an event: 演示完再说, 发完再打开, "until Monday", "for the demo"
+        "完再说", "完再打开", "完再开", "完再改", "之后再说", "上线后再", "演示完再", "发完再", "先关掉", "先停掉",
+        "for the demo", "until monday", "until tomorrow", "until the demo", "until next week",
     ]
     #: Words that make a sentence a lasting rule even though it mentions
     #: something temporary ("以后凡是暂时跳过的测试，一律…", "house rule: …").
@@ -680,7 +683,7 @@ class TemporaryAsConvention(Rule):
             cached = memo[self._flagged_key] = (self, self._flagged_messages(ctx))
         flagged = cached[1]
         if not flagged:
-            return self._user_marked(record, ctx)  # the batch facts' own temporary words
+            return None  # the common case: no message of the batch says anything temporary
         scanned = []
         sources = ctx.sources(record)
         # When a user is among the sources, the user's words decide (the batch facts'
@@ -694,7 +697,7 @@ class TemporaryAsConvention(Rule):
             key = ("W005", id(self), m.sessionKey, m.id)
             scanned.extend(ctx.memo(key, lambda m=m: self.temporal.scan(m.content)))
         if not any(marker for marker, _ in scanned):
-            return self._user_marked(record, ctx)
+            return None
         mine = tokens(content)
         best_temporary, best_other, found = -1, 0, None
         for marker, toks in scanned:
@@ -706,16 +709,6 @@ class TemporaryAsConvention(Rule):
         # Ties go to the temporary sentence: the worst outcome of a reroute
         # is a fact kept for one task instead of forever.
         return found if best_temporary >= best_other else None
-
-    def _user_marked(self, record: dict[str, Any], ctx: Any) -> str | None:
-        """A source user message the batch facts say marks something temporary ("演示完再说",
-        "for the demo"), unless it also states a lasting rule; its marker, else None."""
-        for m in ctx.sources(record):
-            if m.role == "user" and "temporary" in ctx.facts.of(m).acts:
-                text = unquote(m.content)
-                if self.temporal.lasting is None or self.temporal.lasting.search(text) is None:
-                    return "marked temporary by the user"
-        return None
 
     def _flagged_messages(self, ctx: Any) -> frozenset[int]:
         """The user/assistant messages of the batch that may hold a temporary marker, by ``id()``.

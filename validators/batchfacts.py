@@ -30,7 +30,7 @@ output) -- never strings of particular sessions.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable
 
@@ -109,48 +109,104 @@ class FactsOptions(BaseModel):
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
-@lru_cache(maxsize=64)
-def _words(words: tuple[str, ...]) -> re.Pattern[str] | None:
-    """One case-insensitive pattern: CJK entries as substrings, Latin ones as whole words."""
-    parts = []
-    for w in sorted({w.strip().lower() for w in words if w.strip()}, key=lambda w: (-len(w), w)):
-        esc = re.escape(w)
-        if _CJK.search(w):
-            parts.append(esc)
+class _WordList:
+    """One word list, matched in LOWER-CASED text: CJK entries as substrings, Latin ones as whole words.
+
+    A plain trie of literals (no ``re.IGNORECASE``, no look-behind at its
+    start) keeps the regex engine's literal prefilter, so a long message is
+    scanned at memchr speed; word boundaries are checked afterwards.
+    """
+
+    __slots__ = ("pattern", "bounded", "entries")
+
+    def __init__(self, words: tuple[str, ...]):
+        entries = sorted({w.strip().lower() for w in words if w.strip()}, key=lambda w: (-len(w), w))
+        self.entries = tuple(entries)
+        self.bounded = frozenset(w for w in entries if not _CJK.search(w))
+        self.pattern = re.compile("|".join(map(re.escape, entries))) if entries else None
+
+    def _bounded_at(self, text: str, m: re.Match[str]) -> bool:
+        word = m.group(0)
+        if word not in self.bounded:
+            return True
+        a, b = m.start(), m.end()
+        before = a > 0 and word[:1].isalnum() and (text[a - 1].isalnum() or text[a - 1] == "_")
+        after = b < len(text) and word[-1:].isalnum() and (text[b].isalnum() or text[b] == "_")
+        return not (before or after)
+
+    def search(self, lowered: str, pos: int = 0) -> re.Match[str] | None:
+        if self.pattern is None:
+            return None
+        # `in` runs at memchr speed; the regex (which finds where, and checks
+        # boundaries) only when some entry occurs at all.
+        for entry in self.entries:
+            if entry in lowered:
+                break
         else:
-            start = r"(?<![\w])" if re.match(r"\w", w) else ""
-            end = r"(?![\w])" if re.search(r"\w$", w) else ""
-            parts.append(start + esc + end)
-    return re.compile("|".join(parts), re.IGNORECASE) if parts else None
+            return None
+        while True:
+            m = self.pattern.search(lowered, pos)
+            if m is None or self._bounded_at(lowered, m):
+                return m
+            pos = m.start() + 1
+
+    def match(self, lowered: str) -> re.Match[str] | None:
+        """An entry at the very start of ``lowered`` (the longest), on a word boundary."""
+        if self.pattern is None:
+            return None
+        m = self.pattern.match(lowered)
+        return m if m is not None and self._bounded_at(lowered, m) else None
 
 
-def _has(words: list[str], text: str) -> bool:
-    pattern = _words(tuple(words))
-    return pattern is not None and pattern.search(text) is not None
+@lru_cache(maxsize=64)
+def _words(words: tuple[str, ...]) -> _WordList:
+    return _WordList(words)
 
 
-def _opens_with(words: list[str], text: str) -> bool:
+def _has(words: list[str], lowered: str) -> bool:
+    return _words(tuple(words)).search(lowered) is not None
+
+
+def _opens_with(words: list[str], lowered: str) -> bool:
     """The text's first clause starts with an entry, or the whole text is one short reply."""
-    pattern = _words(tuple(words))
-    if pattern is None:
-        return False
-    head = text.strip().lstrip("@#>-*•\"'“「 ").lower()
-    m = pattern.match(head)
-    if m is not None:
-        rest = head[m.end():m.end() + 1]
-        return rest == "" or not rest.isalnum() or bool(_CJK.match(m.group(0)))
+    found = _words(tuple(words))
+    head = lowered.strip().lstrip("@#>-*•\"'“「 ")
+    if found.match(head) is not None:
+        return True
     # "那就按方案二吧" / "ok then, go": a short reply with the word somewhere in it.
     short = len(head) <= 24 if _CJK.search(head) else len(head.split()) <= 6
-    return short and pattern.search(head) is not None
+    return short and found.search(head) is not None
 
 
 # --- tool and file facts ------------------------------------------------------------
 
-#: A file path: a/b/c.ext, a\b\c.ext, ./x, or a bare name with a known extension.
-_PATH = re.compile(
-    r"(?<![\w@/\\.:-])(?:[A-Za-z]:[/\\]|~?/)?(?:[\w.-]+[/\\])+[\w.-]*\w"
-    r"|(?<![\w/\\.-])[\w-]+(?:\.[\w-]+)*\.(?:md|rst|txt|ts|tsx|js|jsx|mjs|cjs|py|go|rs|java|kt|rb|json|jsonc|"
-    r"ya?ml|toml|ini|cfg|conf|env|sql|sh|lock|xml|html|css|scss|vue|proto|c|h|cpp|hpp)(?![\w])")
+#: Candidate tokens for paths: runs without whitespace, quotes, brackets or CJK punctuation
+#: (a negated class: linear, nothing to backtrack).
+_TOKEN = re.compile(r"[^\s`'\"()<>\[\]{},;|，。：；、（）“”‘’]+")
+_EXT = re.compile(r"[\w-]+(?:\.[\w-]+)*\.(?:md|rst|txt|ts|tsx|js|jsx|mjs|cjs|py|go|rs|java|kt|rb|json|jsonc|"
+                  r"ya?ml|toml|ini|cfg|conf|env|sql|sh|lock|xml|html|css|scss|vue|proto|c|h|cpp|hpp)")
+_PATH_CHARS = re.compile(r"(?:[A-Za-z]:[/\\]|~?/)?(?:[\w.-]+[/\\])+[\w.-]*\w")
+
+
+def _paths(text: str) -> list[str]:
+    """File paths in ``text``: a/b/c.ext, C:\\a\\b, /abs/path, or a bare name with a known extension.
+
+    Token by token (each token is matched whole, anchored), so the cost is
+    linear in the text.
+    """
+    found = []
+    for m in _TOKEN.finditer(text):
+        token = m.group(0).rstrip(".:!?*")
+        if token.startswith("file://"):
+            token = token[len("file://"):]
+        if ("/" in token or "\\" in token) and "://" not in token:
+            if _PATH_CHARS.fullmatch(token):
+                found.append(token)
+        elif "." in token and _EXT.fullmatch(token):
+            found.append(token)
+    return found
+
+
 _FILE_URL = re.compile(r"file://(/[^)\s>\]]+)")
 _COMMIT = re.compile(r"(?i)\bcommit(?:ted)?\s+(?:as\s+)?`?([0-9a-f]{7,40})\b|\[[\w/-]+ ([0-9a-f]{7,40})\]")
 _COMMAND = re.compile(r"(?im)(?:run command:|^\s*\$\s+|^\s*>\s*\$?\s*(?=\w+\s))(.+)$")
@@ -183,48 +239,99 @@ class MessageFacts:
         return act in self.acts
 
 
-@dataclass
 class BatchFacts:
-    """Facts of every new message of a batch, in batch order."""
+    """Facts of the new messages of a batch, each computed on first use (then kept).
 
-    messages: list[MessageFacts] = field(default_factory=list)
-    by_key: dict[tuple[str, str], MessageFacts] = field(default_factory=dict)
+    Most answers never ask about most messages: a rule asks about a memory's
+    sources, or the user's answer after one proposal, so the word lists run
+    only over those. ``written_text`` needs no word list at all.
+    """
+
+    def __init__(self, batch: Batch, options: FactsOptions):
+        self._batch = batch
+        self._options = options
+        self._index = {m.key: n for n, m in enumerate(batch.messages)}
+        self._facts: dict[int, MessageFacts] = {}
+        self._written: str | None = None
 
     def of(self, message: Message) -> MessageFacts:
-        return self.by_key[message.key]
+        return self._at(self._index[message.key])
+
+    def _at(self, index: int) -> MessageFacts:
+        found = self._facts.get(index)
+        if found is None:
+            found = self._facts[index] = message_facts(self._batch.messages[index], index, self._options)
+        return found
+
+    @property
+    def messages(self) -> list[MessageFacts]:
+        """The facts of every new message, in batch order (computes them all)."""
+        return [self._at(n) for n in range(len(self._batch.messages))]
 
     def after(self, message: Message) -> Iterable[MessageFacts]:
         """The facts of the messages that follow ``message`` in its session."""
-        start = self.by_key[message.key].index
         session = message.sessionKey
-        return (f for f in self.messages[start + 1:] if f.key[0] == session)
+        messages = self._batch.messages
+        return (self._at(n) for n in range(self._index[message.key] + 1, len(messages))
+                if messages[n].sessionKey == session)
 
     def user_answer_after(self, message: Message) -> MessageFacts | None:
         """The first user message after ``message`` in its session (the answer to it), or None."""
-        for f in self.after(message):
-            if f.role == "user":
-                return f
+        session = message.sessionKey
+        messages = self._batch.messages
+        for n in range(self._index[message.key] + 1, len(messages)):
+            m = messages[n]
+            if m.sessionKey == session and m.role == "user":
+                return self._at(n)
         return None
+
+    def users_marking(self, act: str) -> frozenset[tuple[str, str]]:
+        """Keys of the user messages that do ``act`` ("temporary", "accepts", …), memoised per act.
+
+        One scan of all user messages joined rules the act out for most
+        batches before any message is analysed.
+        """
+        cache = self.__dict__.setdefault("_users", {})
+        found = cache.get(act)
+        if found is None:
+            words = {"accepts": self._options.accept, "rejects": self._options.reject, "states": self._options.state,
+                     "temporary": self._options.temporary}.get(act)
+            users = [n for n, m in enumerate(self._batch.messages) if m.role == "user"]
+            joined = "\n".join(self._batch.messages[n].content for n in users).lower()
+            if words is not None and not _has(words, joined):
+                found = frozenset()
+            elif act == "temporary":  # its own word list only: no need for every act of each message
+                found = frozenset(self._batch.messages[n].key for n in users
+                                  if _has(words, self._batch.messages[n].content.lower()))
+            else:
+                found = frozenset(self._batch.messages[n].key for n in users if act in self._at(n).acts)
+            cache[act] = found
+        return found
 
     @property
     def written_text(self) -> str:
-        """Everything written into files in this batch, joined (for overlap measures)."""
-        return "\n".join(f.written for f in self.messages if f.written)
-
-    @property
-    def tool_text(self) -> str:
-        return "\n".join(f.written for f in self.messages if f.role == "tool")
+        """What tool messages showed and the assistant wrote into files in this batch, joined."""
+        if self._written is None:
+            parts = []
+            for m in self._batch.messages:
+                if m.role == "tool" and m.content:
+                    parts.append(m.content)
+                elif m.role == "assistant" and ("```" in m.content or "~~~" in m.content):
+                    parts.append(_file_blocks(m.content)[1])
+            self._written = "\n".join(p for p in parts if p)
+        return self._written
 
 
 def compute(batch: Batch, options: FactsOptions | None = None) -> BatchFacts:
-    """The facts of ``batch`` (call once per batch; ``RuleContext.facts`` memoises it)."""
-    o = options or FactsOptions()
-    facts = BatchFacts()
-    for index, m in enumerate(batch.messages):
-        f = message_facts(m, index, o)
-        facts.messages.append(f)
-        facts.by_key[m.key] = f
-    return facts
+    """The facts of ``batch`` (``RuleContext.facts`` keeps one per batch; each message on first use)."""
+    return BatchFacts(batch, options or FactsOptions())
+
+
+def _file_blocks(text: str) -> tuple[tuple[str, ...], str]:
+    """``(files written, text written)`` of an assistant message's file blocks (none: ``((), "")``)."""
+    blocks = [b.group(2) for b in _FENCE.finditer(text)]
+    files = _block_files(text) if blocks else ()
+    return (files, "\n".join(blocks)) if files else ((), "")
 
 
 def message_facts(m: Message, index: int, o: FactsOptions) -> MessageFacts:
@@ -233,19 +340,16 @@ def message_facts(m: Message, index: int, o: FactsOptions) -> MessageFacts:
         return MessageFacts(m.key, index, "user", _user_acts(text, o))
     if m.role == "assistant":
         acts = set()
-        prose = _FENCE.sub(" ", text)
+        prose = (_FENCE.sub(" ", text) if "```" in text or "~~~" in text else text).lower()
         if _has(o.propose, prose) or prose.rstrip().endswith(("?", "？")):
             acts.add("proposes")
         if _has(o.done, prose):
             acts.add("reports_done")
-        blocks = [b.group(2) for b in _FENCE.finditer(text)]
-        written_files = _block_files(text) if blocks else ()
-        if blocks and written_files:
+        written_files, written = _file_blocks(text) if ("```" in text or "~~~" in text) else ((), "")
+        if written_files:
             acts.add("writes")
-        return MessageFacts(m.key, index, "assistant", frozenset(acts),
-                            files_written=written_files,
-                            written="\n".join(blocks) if written_files else "",
-                            numbers=frozenset(_NUMBER.findall(text)) if written_files else frozenset())
+        return MessageFacts(m.key, index, "assistant", frozenset(acts), files_written=written_files,
+                            written=written, numbers=frozenset(_NUMBER.findall(written)))
     if m.role == "tool":
         return _tool_facts(m, index, text, o)
     return MessageFacts(m.key, index, m.role)
@@ -253,7 +357,7 @@ def message_facts(m: Message, index: int, o: FactsOptions) -> MessageFacts:
 
 def _user_acts(text: str, o: FactsOptions) -> frozenset[str]:
     acts = set()
-    stripped = text.strip()
+    stripped = text.strip().lower()
     if _opens_with(o.accept, stripped) and not _opens_with(o.reject, stripped):
         acts.add("accepts")
     if _has(o.reject, stripped):
@@ -278,13 +382,13 @@ def _block_files(text: str) -> tuple[str, ...]:
     found: list[str] = []
     for b in _FENCE.finditer(text):
         first = b.group(2).split("\n", 1)[0].strip()
-        head = _PATH.fullmatch(first)
+        head = _PATH_CHARS.fullmatch(first) or _EXT.fullmatch(first)
         if head is None:
             lines = [ln for ln in text[max(0, b.start() - 600):b.start()].splitlines() if ln.strip()]
             # A heading or link line, or a short lead-in ("Create `x.ts`:"), among the
             # last lines before the block; not a sentence that merely names a file.
             for line in reversed(lines[-3:]):
-                paths = _FILE_URL.findall(line) or _PATH.findall(line)
+                paths = _FILE_URL.findall(line) or _paths(line)
                 if paths and (line.lstrip().startswith("#") or "file://" in line
                               or (len(line) <= 200 and line.rstrip().endswith(":"))):
                     found.append(paths[-1])
@@ -297,14 +401,15 @@ def _block_files(text: str) -> tuple[str, ...]:
 def _tool_facts(m: Message, index: int, text: str, o: FactsOptions) -> MessageFacts:
     lines = text.splitlines()
     written, read = [], []
-    write_pat, read_pat = _words(tuple(o.write_verbs)), _words(tuple(o.read_verbs))
+    write_words, read_words = _words(tuple(o.write_verbs)), _words(tuple(o.read_verbs))
     for line in lines:
-        paths = _PATH.findall(line)
+        paths = _paths(line)
         if not paths:
             continue
-        if write_pat is not None and write_pat.search(line):
+        lowered = line.lower()
+        if write_words.search(lowered) is not None:
             written.extend(paths)
-        elif read_pat is not None and read_pat.search(line):
+        elif read_words.search(lowered) is not None:
             read.extend(paths)
     commits = tuple(dict.fromkeys(g1 or g2 for g1, g2 in _COMMIT.findall(text)))
     commands = tuple(c.strip() for c in _COMMAND.findall(text))
