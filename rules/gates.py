@@ -230,7 +230,7 @@ class StrippingTest(_Gate):
         narration_keep: list[str] = REASONS + CONDITIONS + DECISIONS + NORMATIVE + FUTURE_USE + [
             p for p in PROBLEMS if p not in ("修复", "fix", "fixed", "fixes")]
         #: A narration this much of whose terms a user of the batch said carries the user's words.
-        user_share: float = 0.3
+        user_share: float = 0.5
 
     def __init__(self, options: Any = None):
         super().__init__(options)
