@@ -90,6 +90,19 @@ def user_support(ctx: Any, memory: dict[str, Any], content: str) -> float:
     return _text.support(content, *evidence) or 0.0
 
 
+def stated_support(ctx: Any, memory: dict[str, Any], content: str) -> float:
+    """Share of the content (0..1) that the memory's source user messages STATE (a position, a rule; not a question)."""
+    facts, texts = ctx.facts, []
+    for m in ctx.sources(memory):
+        if m.role == "user":
+            acts = facts.of(m).acts
+            if "states" in acts and "asks" not in acts:
+                texts.append(m.content)
+    if not texts:
+        return 0.0
+    return _text.support(content, *_text.terms_and_chars("\n".join(texts))) or 0.0
+
+
 def shows_edits(ctx: Any, memory: dict[str, Any]) -> bool:
     """A source of the memory writes, edits or commits (tool) or reports work done / writes files (assistant)."""
     facts = ctx.facts

@@ -91,7 +91,7 @@ class _Gate(Rule):
         facts = text_facts(ctx, content)
         if self.may_fail(facts.view, memory, facts):
             problem = self.problem(content, memory, facts.view)
-            if problem:
+            if problem and not self.excused(memory, ctx, facts.view):
                 return [Finding(problem, path="/content")]
         # Then the memory against its batch: what the sources show, by role.
         found = self.against_sources(content, memory, ctx, facts.view)
@@ -101,6 +101,10 @@ class _Gate(Rule):
                         view: _text.View) -> Finding | None:
         """A finding judged from the batch facts (what the sources show), or None."""
         return None
+
+    def excused(self, memory: dict[str, Any], ctx: Any, view: _text.View) -> bool:
+        """The batch takes back a word-shape failure (the user said it in so many words)."""
+        return False
 
     def may_fail(self, view: _text.View, memory: dict[str, Any], facts: TextFacts | None = None) -> bool:
         """False only when :meth:`problem` is sure to return None (a cheap early exit).
@@ -703,6 +707,9 @@ class ProvenanceTest(_Gate):
         restated_share_unsure: float = 0.45
         #: A memory this much of whose terms a user of the batch said is the user's own words.
         user_share: float = 0.3
+        #: A pointer-shaped memory this much of whose words (names blanked) a source
+        #: user message states (not asks) is the user's stated rule, not a pointer.
+        user_stated_share: float = 0.5
         #: What excuses a restatement of the batch: a cause the memory gives (a rule
         #: copied from a file is still a copy, so normative words do not).
         restated_keep: list[str] = REASONS
@@ -749,6 +756,11 @@ class ProvenanceTest(_Gate):
             return None
         return (f"it only says where to look ({pointer.group(0).strip()!r} {source.group(0)!r}) or restates what "
                 "the repository already says; grep or git show gets it back -- keep only what needs explaining")
+
+    def excused(self, memory: dict[str, Any], ctx: Any, view: _text.View) -> bool:
+        # A rule the user stated names where it applies ("plans in notes/plans/ get an
+        # NN. prefix"): with most of its words the user's own, it is no mere pointer.
+        return _sources.stated_support(ctx, memory, view.stripped) >= self.options.user_stated_share
 
     def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
                         view: _text.View) -> Finding | None:
