@@ -94,12 +94,15 @@ class _Gate(Rule):
             if problem and not self.excused(memory, ctx, facts.view):
                 return [Finding(problem, path="/content")]
         # Then the memory against its batch: what the sources show, by role.
-        found = self.against_sources(content, memory, ctx, facts.view)
+        found = self.against_sources(content, memory, ctx, facts)
         return [found] if found is not None else ()
 
     def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
-                        view: _text.View) -> Finding | None:
-        """A finding judged from the batch facts (what the sources show), or None."""
+                        facts: TextFacts) -> Finding | None:
+        """A finding judged from the batch facts (what the sources show), or None.
+
+        ``facts`` are the content's shared :class:`TextFacts` (``facts.view`` its view).
+        """
         return None
 
     def excused(self, memory: dict[str, Any], ctx: Any, view: _text.View) -> bool:
@@ -264,8 +267,9 @@ class StrippingTest(_Gate):
                 "guides a later action; git history already holds it (keep it only with its reason or lesson)")
 
     def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
-                        view: _text.View) -> Finding | None:
-        if not self._may_narrate.may_match(text_facts(ctx, content)) or ctx.is_dropped(
+                        facts: TextFacts) -> Finding | None:
+        view = facts.view
+        if not self._may_narrate.may_match(facts) or ctx.is_dropped(
                 ctx.scene_index, ctx.memory_index):
             return None  # the common case: nothing in the batch shows work being done
         narration = self._narrated(content)
@@ -512,13 +516,14 @@ class OneTimeTest(_Gate):
         return shape
 
     def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
-                        view: _text.View) -> Finding | None:
+                        facts: TextFacts) -> Finding | None:
+        view = facts.view
         if memory.get("type") == TASK or not view.has_digit:
             return None
         printed = _sources.agent_numbers(ctx)
         if not printed or printed.isdisjoint(_sources.numbers(content)):
             return None  # the common case: none of its figures was printed by a tool or the assistant
-        if not self._may_read_output.may_match(text_facts(ctx, content)) or ctx.is_dropped(
+        if not self._may_read_output.may_match(facts) or ctx.is_dropped(
                 ctx.scene_index, ctx.memory_index):
             return None
         readings = [(m.group(0).strip(), m.group(1) or m.group(2), m.group(2) is not None)
@@ -763,9 +768,10 @@ class ProvenanceTest(_Gate):
         return _sources.stated_support(ctx, memory, view.stripped) >= self.options.user_stated_share
 
     def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
-                        view: _text.View) -> Finding | None:
+                        facts: TextFacts) -> Finding | None:
+        view = facts.view
         o = self.options
-        if not _sources.may_restate(ctx, text_facts(ctx, content), o.restated_share_unsure - 0.15):
+        if not _sources.may_restate(ctx, facts, o.restated_share_unsure - 0.15):
             return None  # the common case: most of its words are nowhere in the batch's writes
         if ctx.is_dropped(ctx.scene_index, ctx.memory_index):
             return None  # already gone (an injected instruction, a secret dump): one fault, one code
