@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from memvet.batchfacts import file_text
 from memvet.rules import _text
 from memvet.rules._wordmatch import _LETTERS_ONLY, TextFacts
 
@@ -30,6 +31,19 @@ def written_evidence(ctx: Any) -> Evidence:
         text = ctx.facts.written_text
         return _text.terms_and_chars(text) if text else _NONE
     return ctx.memo("memvet.sources:written", compute)
+
+
+def file_support(ctx: Any, content: str) -> float:
+    """Share of the content (0..1) that FILE text of the batch holds: what tools read, wrote or
+    committed, and the assistant's file blocks -- not the output of commands (an investigation's
+    result, which seed 000 keeps when it would need a new investigation)."""
+    def compute() -> Evidence:
+        text = file_text(ctx.facts, ctx.batch)
+        return _text.terms_and_chars(text) if text else _NONE
+    evidence = ctx.memo("memvet.sources:files", compute)
+    if not evidence[0]:
+        return 0.0
+    return _text.support(content, *evidence) or 0.0
 
 
 def user_evidence(ctx: Any, session: str | None) -> Evidence:

@@ -624,7 +624,8 @@ class ProvenanceTest(_Gate):
         Against the batch: fails when most of the memory's terms are text
         that a tool message of the batch showed or that the assistant wrote
         into a file (``restated_share``; between ``restated_share_unsure``
-        and it, a low-confidence finding), unless the memory gives a cause
+        and it, or when only a command's output holds it -- no file read,
+        written or committed -- a low-confidence finding), unless the memory gives a cause
         of its own or a user of the batch said it (a rule the user dictated
         stays the user's even after the assistant wrote it down).
 
@@ -785,9 +786,12 @@ class ProvenanceTest(_Gate):
         # Names and paths blanked: a user who names the file has not said what it holds.
         if _sources.user_support(ctx, memory, view.stripped) >= o.user_share:
             return None  # the user's own words, even if the assistant then wrote them down
+        # Certain only when file text holds it (what tools read, wrote or committed, the
+        # assistant's file blocks); a command's output alone may be an investigation's result.
+        certain = share >= o.restated_share and _sources.file_support(ctx, content) >= o.restated_share
         return Finding(f"it restates what this batch's tool output or file writes already hold ({share:.0%} of its "
                        "terms); the file, the commit or a rerun gives it back -- keep only what they do not say",
-                       path="/content", confidence="high" if share >= o.restated_share else "low")
+                       path="/content", confidence="high" if certain else "low")
 
 
 # --- helpers shared with Q002 ---------------------------------------------------------

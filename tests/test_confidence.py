@@ -144,3 +144,26 @@ def test_the_judge_is_not_asked_without_a_low_finding():
         report = Engine(cfg, registry=build_registry(plugins=(JudgePlugin(judge),))).validate(ANSWER, CONTEXT)
         assert server.requests == []
     assert report.violations == []
+
+
+def _g003(tool_text):
+    context = {"messages": [
+        {"id": "m1", "sessionKey": "s", "role": "user", "content": "check it", "timestamp": 1_795_831_200_000},
+        {"id": "m2", "sessionKey": "s", "role": "tool", "content": tool_text, "timestamp": 1_795_831_260_000}],
+        "scenePool": [{"id": "sc0001", "label": "shop-api｜gateway"}]}
+    memory = {"content": "GATEWAY_HOST is gw.internal.example, GATEWAY_TIMEOUT_MS is 3000 and GATEWAY_RETRIES is 2.",
+              "type": "work_fact", "priority": 80, "source_message_ids": ["m2"]}
+    answer = json.dumps([{"scene_id": "sc0001", "message_ids": ["m1", "m2"], "memories": [memory]}])
+    engine = Engine(config_from_dict({"select": ["G003"]}))
+    return [(v.code, v.action, v.confidence) for v in engine.validate(answer, context).violations]
+
+
+def test_restating_a_file_a_tool_read_is_certain():
+    text = "$ cat deploy/prod.env\nGATEWAY_HOST=gw.internal.example\nGATEWAY_TIMEOUT_MS=3000\nGATEWAY_RETRIES=2"
+    assert _g003(text) == [("G003", "drop", "high")]
+
+
+def test_restating_a_commands_output_is_a_low_confidence_warning():
+    # no file read or written: the output of a probe may be an investigation's result
+    text = "$ ./probe --env prod\nGATEWAY_HOST=gw.internal.example\nGATEWAY_TIMEOUT_MS=3000\nGATEWAY_RETRIES=2"
+    assert _g003(text) == [("G003", "warn", "low")]

@@ -322,6 +322,18 @@ class BatchFacts:
         return self._written
 
 
+def file_text(facts: BatchFacts, batch: Batch) -> str:
+    """The part of ``written_text`` that is a file's text: tool messages that read, write or commit
+    files, and the assistant's file blocks (not the output of commands that touch no file)."""
+    parts = []
+    for m in batch.messages:
+        if m.role in ("tool", "assistant"):
+            f = facts.of(m)
+            if f.role == "assistant" or f.files_read or f.files_written or f.commits:
+                parts.append(f.written)
+    return "\n".join(p for p in parts if p)
+
+
 def compute(batch: Batch, options: FactsOptions | None = None) -> BatchFacts:
     """The facts of ``batch`` (``RuleContext.facts`` keeps one per batch; each message on first use)."""
     return BatchFacts(batch, options or FactsOptions())
