@@ -14,8 +14,10 @@ Which memories are "uncertain": the heuristic rules (G, M) have already
 run on a memory when the judge sees it (plugins run after the built-in
 families). A memory they dropped is settled and never sent. Of the rest,
 the judge looks at every ``work_method`` (the five-point self-check is
-where word lists are weakest) and at memories whose ``priority`` is at most
-``max_priority`` (the borderline ones the model itself rated low).
+where word lists are weakest), at memories whose ``priority`` is at most
+``max_priority`` (the borderline ones the model itself rated low), and at
+every memory a low-confidence finding was lowered to a warning on
+(``confidence: low``, CONTRACT.md section 3; ``RuleContext.is_low``).
 
 Verdicts are cached by a hash of everything the judge is shown (prompt,
 model, memory, source messages), in memory and optionally in a JSON file,
@@ -193,7 +195,11 @@ class _JudgeRule(Rule):
 
     def verdict(self, memory: dict[str, Any], ctx: Any) -> Verdict | str | None:
         """The verdict, an error text when the judge failed, or None when the memory is not judged."""
-        if ctx.is_dropped(ctx.scene_index, ctx.memory_index) or not _uncertain(memory, self.options):
+        if ctx.is_dropped(ctx.scene_index, ctx.memory_index):
+            return None
+        # A low-confidence finding lowered to a warning is exactly what the judge is for.
+        low = getattr(ctx, "is_low", None)
+        if not _uncertain(memory, self.options) and not (low is not None and low(ctx.path)):
             return None
         try:
             return self.judge.rule(memory, ctx.sources(memory))

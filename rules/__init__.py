@@ -25,7 +25,8 @@ import importlib
 from memvet.hookspecs import hookimpl
 from memvet.rule import Rule
 
-FAMILIES = ("shape", "identity", "typed", "language", "gates", "method", "write", "privacy", "quality", "engine")
+FAMILIES = ("shape", "identity", "typed", "language", "scenes", "gates", "method", "write", "privacy", "quality",
+            "engine")
 
 
 def rule_classes() -> list[type[Rule]]:

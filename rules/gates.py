@@ -37,7 +37,7 @@ import re
 from typing import Any, Iterable
 
 from memvet.rule import Finding, Rule, RuleOptions
-from memvet.rules import _text, lexicon
+from memvet.rules import _sources, _text, lexicon
 from memvet.rules._wordmatch import TextFacts, WordFilter, text_facts
 from memvet.rules.method import NORMATIVE, NOT_NORMATIVE
 
@@ -89,10 +89,25 @@ class _Gate(Rule):
         if not isinstance(content, str) or not content or content.isspace() or memory.get("type") in self.skip_types:
             return ()
         facts = text_facts(ctx, content)
-        if not self.may_fail(facts.view, memory, facts):
-            return ()
-        problem = self.problem(content, memory, facts.view)
-        return [Finding(problem, path="/content")] if problem else ()
+        if self.may_fail(facts.view, memory, facts):
+            problem = self.problem(content, memory, facts.view)
+            if problem and not self.excused(memory, ctx, facts.view):
+                return [Finding(problem, path="/content")]
+        # Then the memory against its batch: what the sources show, by role.
+        found = self.against_sources(content, memory, ctx, facts)
+        return [found] if found is not None else ()
+
+    def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
+                        facts: TextFacts) -> Finding | None:
+        """A finding judged from the batch facts (what the sources show), or None.
+
+        ``facts`` are the content's shared :class:`TextFacts` (``facts.view`` its view).
+        """
+        return None
+
+    def excused(self, memory: dict[str, Any], ctx: Any, view: _text.View) -> bool:
+        """The batch takes back a word-shape failure (the user said it in so many words)."""
+        return False
 
     def may_fail(self, view: _text.View, memory: dict[str, Any], facts: TextFacts | None = None) -> bool:
         """False only when :meth:`problem` is sure to return None (a cheap early exit).
@@ -125,6 +140,12 @@ class StrippingTest(_Gate):
         decision. ``work_task`` (follow-up work) and ``work_method`` (checked
         by the M rules) are not judged.
 
+        Against the batch: a memory that narrates work ("Reorganized …",
+        "X now calls Y", 已删除/修复了) while one of its sources shows that
+        work being done (a tool edit or commit, an assistant file write or
+        "done" report) fails even without a change verb of the list, unless
+        it keeps a cause, a rule or a decision, or a user of the batch said it.
+
     Why is this bad?
         "utils/format.ts 的 moment 已换成 dayjs" is in git history; as a
         memory it takes recall budget every turn and guides nothing. A
@@ -142,6 +163,17 @@ class StrippingTest(_Gate):
         {"content": "UserService.getById was renamed to findById and all 14 call sites were updated.", "type": "work_fact",
          "priority": 80}
         ```
+        user: regroup the exports of the barrel file
+        tool: Applied edit to src/index.ts -- Commit 9bb94e7 refactor: regroup exports
+        ```json
+        {"content": "Reorganized exports in src/index.ts into groups sorted alphabetically.", "type": "work_fact",
+         "priority": 75}
+        ```
+        user: 缓冲区满了以后 redo 还是报错
+        tool: Tool use: **search_replace** • Edit file: src/undo.layers.js
+        ```json
+        {"content": "src/undo.layers.js 的 takeSnapshot 现在调用 next() 再 store()。", "type": "work_fact", "priority": 75}
+        ```
 
     Use instead:
         user: 日志库换成 pino 吧，压测时 winston 光序列化就吃掉三成 CPU。
@@ -153,6 +185,12 @@ class StrippingTest(_Gate):
         ```json
         {"content": "The job queue moves from RabbitMQ to Redis Streams because Redis is already operated.", "type": "work_fact",
          "priority": 80}
+        ```
+        user: 缓冲区满了以后 redo 还是报错
+        tool: Tool use: **search_replace** • Edit file: src/undo.layers.js
+        ```json
+        {"content": "缓冲区满时 redo 报错，因为 next() 释放了 store() 刚写入的图像；takeSnapshot 必须先 next() 再 store()。",
+         "type": "work_fact", "priority": 88}
         ```
     """
 
@@ -175,10 +213,40 @@ class StrippingTest(_Gate):
         ]
         keep_markers: list[str] = REASONS + CONDITIONS + PROBLEMS + DECISIONS + NORMATIVE + FUTURE_USE
         not_keep: list[str] = NOT_NORMATIVE
+        #: Narration of work done, judged only when a source shows that work (an edit,
+        #: a file write, a commit, an assistant's "done" report): a sentence opening
+        #: with one of these...
+        narration_openers: list[str] = [
+            "added", "created", "renamed", "moved", "removed", "deleted", "updated", "changed", "fixed", "restored",
+            "reorganized", "reorganised", "refactored", "committed", "replaced", "rewrote", "recreated", "converted",
+            "implemented", "merged", "reverted", "bumped", "cleaned up", "switched", "wrote", "regrouped", "sorted",
+            "extracted", "inlined", "adjusted", "modified", "tweaked", "staged", "pushed", "amended",
+            "已", "完成了", "新增了", "新增", "删除了", "修复了", "更新了", "实现了", "创建了", "重命名了", "提交了", "调整了",
+            "修改了", "移除了", "补充了", "重构了", "恢复了",
+        ]
+        #: ... or holding one of these.
+        narration_phrases: list[str] = [
+            "was updated", "were updated", "was renamed", "were renamed", "was created", "were created",
+            "was recreated", "was added", "were added", "was removed", "were removed", "was changed",
+            "was fixed", "was moved", "were moved", "was resolved", "got corrupted", "now calls", "now uses",
+            "now provides", "now contains", "now has", "has been", "have been", "committed",
+            "已删除", "已完成", "已更新", "已修复", "已实现", "已提交", "已重命名", "已添加", "已创建", "已修改", "已移除",
+            "完成了", "修复了", "更新了", "实现了", "删除了", "新增了", "现在调用", "改成了", "改为了",
+        ]
+        #: What keeps a narration of shown work: a cause, a rule, a decision (not a mere "fixed").
+        narration_keep: list[str] = REASONS + CONDITIONS + DECISIONS + NORMATIVE + FUTURE_USE + [
+            p for p in PROBLEMS if p not in ("修复", "fix", "fixed", "fixes")]
+        #: A narration this much of whose terms a user of the batch said carries the user's words.
+        user_share: float = 0.5
 
     def __init__(self, options: Any = None):
         super().__init__(options)
         o = self.options
+        self._openers = _text.compile_openers(o.narration_openers)
+        self._narration = _compile(o.narration_phrases)
+        # "no narration word anywhere" as set lookups in the content's shared facts.
+        self._may_narrate = WordFilter(o.narration_openers + o.narration_phrases)
+        self._narration_keep = _text.WordSearch(o.narration_keep)
         self._change = _compile(o.change_verbs)
         self._keep = _text.WordSearch(o.keep_markers)
         self._not_keep = _text.WordSearch(o.not_keep)
@@ -198,6 +266,28 @@ class StrippingTest(_Gate):
         return (f"a change log ({change.group(0)!r}): once names, files, commits and numbers are removed nothing "
                 "guides a later action; git history already holds it (keep it only with its reason or lesson)")
 
+    def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
+                        facts: TextFacts) -> Finding | None:
+        view = facts.view
+        if not self._may_narrate.may_match(facts) or ctx.is_dropped(
+                ctx.scene_index, ctx.memory_index):
+            return None  # the common case: nothing in the batch shows work being done
+        narration = self._narrated(content)
+        if narration is None or not _sources.shows_edits(ctx, memory):
+            return None
+        if self._narration_keep.search(self._not_keep.mask(view.stripped)):
+            return None
+        if _sources.user_support(ctx, memory, view.stripped) >= self.options.user_share:
+            return None  # the user's own instruction, told back: W/M rules judge it
+        return Finding(f"it narrates work that its sources show being done ({narration!r}) and leaves no cause, "
+                       "rule or decision; the diff and the commit already hold it", path="/content")
+
+    def _narrated(self, content: str) -> str | None:
+        m = self._openers.search(content) if self._openers is not None else None
+        if m is None and self._narration is not None:
+            m = self._narration.search(content)
+        return m.group(0).strip() if m else None
+
 
 # --- G002 ---------------------------------------------------------------------------
 
@@ -210,6 +300,18 @@ _READING = re.compile(
 _ANY_NUMBER = re.compile(r"(?<![\w.#/-])\d+(?:[.,]\d+)?(?![\w/-]|\.\d|\.\s|\)\s)")
 _DATES = re.compile(r"\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?|\d{1,2}\s*月\s*\d{1,2}\s*[日号]?|"
                     r"\d{1,2}:\d{2}|\d{1,2}\s*(?:点|am\b|pm\b)", re.IGNORECASE)
+
+
+def _has_number(text: str, number: str) -> bool:
+    """``number`` occurs in ``text`` as a whole number (not inside a longer one)."""
+    start = text.find(number)
+    while start >= 0:
+        end = start + len(number)
+        if (start == 0 or not (text[start - 1].isdigit() or text[start - 1] == ".")) and (
+                end == len(text) or not text[end].isdigit()):
+            return True
+        start = text.find(number, start + 1)
+    return False
 
 
 def _without_dates(text: str) -> str:
@@ -235,8 +337,13 @@ class OneTimeTest(_Gate):
           a number, and nothing else;
         * a status dump: a fenced block introduced as a state (状态/status).
 
-        A ``work_task`` is not a snapshot by being dated: only a progress
-        figure or a time-marked reading makes it one.
+        A ``work_task`` is not a snapshot by being dated or by carrying its
+        state and next steps: only a progress figure makes it one.
+
+        Against the batch: a figure with a unit of reading (a port, a test
+        count, a duration, a size) that a tool or assistant source printed
+        and no user message of the batch gave is a reading copied from
+        output (a low-confidence finding when only the assistant printed it).
 
     Why is this bad?
         "目前进度 60%" is wrong tomorrow. Stored, it is recalled as current
@@ -253,7 +360,27 @@ class OneTimeTest(_Gate):
          "type": "work_fact", "priority": 80}
         ```
 
+        user: start the dev server
+        assistant: Perfect! The server is running on port 3000. Now let me update the test script.
+        ```json
+        {"content": "The dev server is running on port 3000.", "type": "work_fact", "priority": 70}
+        ```
+        user: 跑一下单测
+        tool: $ npm test -- Tests: 155 passed, 155 total
+        ```json
+        {"content": "单元测试 155 个测试全部通过。", "type": "work_fact", "priority": 70}
+        ```
+
     Use instead:
+        user: The API must listen on port 8443 in every environment.
+        assistant: Set PORT=8443 in all env files.
+        ```json
+        {"content": "The API listens on port 8443 in every environment.", "type": "work_fact", "priority": 80}
+        ```
+        user: 目前还有 3 个用例失败，明天继续排查 mock 数据
+        ```json
+        {"content": "目前还有 3 个用例失败，下一步排查 mock 数据。", "type": "work_task", "priority": 80}
+        ```
         user: 支付回调幂等 12 月 4 号前必须上线
         ```json
         {"content": "用户需要在 2026-12-04 前完成并上线支付回调的幂等改造。", "type": "work_task", "priority": 85,
@@ -295,10 +422,29 @@ class OneTimeTest(_Gate):
         state_words: list[str] = ["状态", "现状", "运行情况", "status", "state", "current state"]
         keep_markers: list[str] = REASONS + DECISIONS + LASTING + NORMATIVE
         not_keep: list[str] = NOT_NORMATIVE
+        #: Words that make a number a reading of output when they precede it ("port 5173").
+        reading_before: list[str] = ["port", "端口", "pid", "耗时", "took", "用时", "exit code", "退出码"]
+        #: Words that make a number a reading of output when they follow it ("6 tests", "57 s").
+        reading_after: list[str] = [
+            "tests", "test", "specs", "passed", "passing", "failed", "failing", "skipped", "errors", "warnings",
+            "seconds", "second", "secs", "sec", "s", "ms", "minutes", "min", "files", "matches", "lines", "rows",
+            "mb", "gb", "kb", "bytes", "个测试", "测试", "通过", "失败", "秒", "毫秒", "分钟", "个文件", "行", "条", "个匹配",
+        ]
+        #: Words that make a reading this run's state ("is running on port 3000"): certain.
+        running: list[str] = ["running", "runs on", "is on", "started", "listening", "auto-assigned", "assigned",
+                              "this run", "运行在", "跑在", "启动在", "本次", "这次"]
 
     def __init__(self, options: Any = None):
         super().__init__(options)
         o = self.options
+        before = "|".join(re.escape(w) for w in sorted(o.reading_before, key=len, reverse=True))
+        after = "|".join(re.escape(w) for w in sorted(o.reading_after, key=len, reverse=True))
+        self._reading_of_output = re.compile(
+            (rf"(?:{before})\s*[:=#]?\s*~?(\d{{2,}})(?!\d|\.\d)" if before else r"(?!x)x") + "|" +
+            (rf"(?<![\w.])~?(\d+(?:\.\d+)?)\s?(?:[A-Za-z0-9]+\s)?(?:{after})(?![A-Za-z])" if after else r"(?!x)x"),
+            re.IGNORECASE)
+        self._running = _compile(o.running)
+        self._may_read_output = WordFilter(o.reading_before + o.reading_after)
         self._when = _compile(o.point_in_time)
         self._stands = _compile(o.as_it_stands)
         self._outcome = _compile(o.outcomes)
@@ -369,10 +515,54 @@ class OneTimeTest(_Gate):
             return None
         return shape
 
+    def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
+                        facts: TextFacts) -> Finding | None:
+        view = facts.view
+        if memory.get("type") == TASK or not view.has_digit:
+            return None
+        printed = _sources.agent_numbers(ctx)
+        if not printed or printed.isdisjoint(_sources.numbers(content)):
+            return None  # the common case: none of its figures was printed by a tool or the assistant
+        if not self._may_read_output.may_match(facts) or ctx.is_dropped(
+                ctx.scene_index, ctx.memory_index):
+            return None
+        readings = [(m.group(0).strip(), m.group(1) or m.group(2), m.group(2) is not None)
+                    for m in self._reading_of_output.finditer(content)]
+        if not readings:
+            return None
+        sources = ctx.sources(memory)
+        if not sources:
+            return None
+        said = "\n".join(m.content for m in sources if m.role == "user")
+        facts = ctx.facts
+        printed_by, certain = None, False
+        for shown, number, counted in readings:
+            if _has_number(said, number):
+                continue  # a cited user message gave it: a setting or a requirement, not a reading
+            for m in sources:
+                if m.role != "user" and _has_number(m.content, number):
+                    printed_by = printed_by or (shown, m.role)
+                    # Certain: tool output, or a count/duration the assistant reports from its own run.
+                    certain = certain or m.role == "tool" or (counted and "reports_done" in facts.of(m).acts)
+        if printed_by is None:
+            return None
+        rest = self._not_keep.mask(content)
+        if self._keep.search(rest):
+            return None
+        shown, role = printed_by
+        certain = certain or (self._running is not None and self._running.search(content) is not None)
+        return Finding(f"a reading copied from this batch's {role} output ({shown!r}); the next run prints "
+                       "another -- keep the limit or the cause it shows, not the figure",
+                       path="/content", confidence="high" if certain else "low")
+
     def _shape(self, prose: str, memory: dict[str, Any]) -> str | None:
         share = _SHARE.search(prose)
         if share and self._progress is not None and (m := self._progress.search(prose)):
             return f"a progress figure ({share.group(0)!r}, {m.group(0)!r}); it goes stale at once"
+        if memory.get("type") == TASK:
+            # Follow-up work carries its state and next steps ("so far 3 tests fail; fix
+            # them next"): only a progress figure makes a task a snapshot.
+            return None
         when = self._when.search(prose) if self._when is not None else None
         stands = self._stands.search(prose) if self._stands is not None else None
         if when is not None or stands is not None:
@@ -431,6 +621,14 @@ class ProvenanceTest(_Gate):
         in", "the commit message says") and adds no explanation: no reason,
         condition, rule, decision or role of its own.
 
+        Against the batch: fails when most of the memory's terms are text
+        that a tool message of the batch showed or that the assistant wrote
+        into a file (``restated_share``; between ``restated_share_unsure``
+        and it, or when only a command's output holds it -- no file read,
+        written or committed -- a low-confidence finding), unless the memory gives a cause
+        of its own or a user of the batch said it (a rule the user dictated
+        stays the user's even after the assistant wrote it down).
+
     Why is this bad?
         The provenance test: what ``grep`` or ``git show`` returns in
         a second is not worth a memory; "配置见 config.yaml" is never what a
@@ -447,6 +645,18 @@ class ProvenanceTest(_Gate):
         {"content": "The commit message of 9b0c3e7 says it handles expired refresh tokens by forcing a re-login.",
          "type": "work_artifact", "priority": 80, "metadata": {"artifact_type": "commit", "artifact_ref": "9b0c3e7"}}
         ```
+        user: 看一下 deploy/prod.env 里的网关配置
+        tool: $ cat deploy/prod.env -- GATEWAY_HOST=gw.internal.example GATEWAY_TIMEOUT_MS=3000 GATEWAY_RETRIES=2
+        ```json
+        {"content": "deploy/prod.env 中 GATEWAY_HOST=gw.internal.example，GATEWAY_TIMEOUT_MS=3000，GATEWAY_RETRIES=2。",
+         "type": "work_fact", "priority": 80}
+        ```
+        user: Write our commit conventions down.
+        tool: Applied edit to CONVENTIONS.md: use Conventional Commits for every commit message; squash fixup commits before merging
+        ```json
+        {"content": "Use Conventional Commits for every commit message and squash fixup commits before merging.",
+         "type": "work_method", "priority": 80, "metadata": {"scope": "self", "method_type": "constraint"}}
+        ```
 
     Use instead:
         user: 插件到底从哪加载的？新建的 rate_limit.ts 没生效
@@ -458,6 +668,18 @@ class ProvenanceTest(_Gate):
         ```json
         {"content": "docs/adr/0012-read-through-cache.md is the accepted ADR for the read-through cache and must be followed by future cache changes.",
          "type": "work_artifact", "priority": 80, "metadata": {"artifact_type": "doc", "artifact_ref": "docs/adr/0012-read-through-cache.md"}}
+        ```
+        user: In Markdown files put each sentence on its own line and use - for bullets.
+        tool: Applied edit to CONVENTIONS.md: put each sentence on its own line in Markdown files; use - for bullets
+        ```json
+        {"content": "In Markdown files each sentence goes on its own line and bullets use -.", "type": "work_method",
+         "priority": 85, "metadata": {"scope": "self", "method_type": "constraint"}}
+        ```
+        user: 推送为什么到不了生产设备？
+        tool: $ grep -n APNS_HOST deploy/prod.env -- 4:APNS_HOST=api.sandbox.push.apple.com
+        ```json
+        {"content": "生产推送收不到，因为 deploy/prod.env 的 APNS_HOST 仍是 api.sandbox.push.apple.com，生产设备 token 只被 api.push.apple.com 接受。",
+         "type": "work_fact", "priority": 88}
         ```
     """
 
@@ -484,10 +706,24 @@ class ProvenanceTest(_Gate):
             "source of truth", "不是", "而不是", "instead of", "not the",
         ]
         not_explanation: list[str] = NOT_NORMATIVE
+        #: Share of the memory's content terms that the batch's tool output and file
+        #: writes already hold, from which it is a restatement (certain)...
+        restated_share: float = 0.6
+        #: ... and from which it may be one (a low-confidence finding: warn, ask the judge).
+        restated_share_unsure: float = 0.45
+        #: A memory this much of whose terms a user of the batch said is the user's own words.
+        user_share: float = 0.3
+        #: A pointer-shaped memory this much of whose words (names blanked) a source
+        #: user message states (not asks) is the user's stated rule, not a pointer.
+        user_stated_share: float = 0.5
+        #: What excuses a restatement of the batch: a cause the memory gives (a rule
+        #: copied from a file is still a copy, so normative words do not).
+        restated_keep: list[str] = REASONS
 
     def __init__(self, options: Any = None):
         super().__init__(options)
         o = self.options
+        self._reason = _text.WordSearch(o.restated_keep)
         self._pointer = _compile(o.pointer_phrases)
         self._source = _compile(o.source_words)
         self._explain = _text.WordSearch(o.explanation_markers)
@@ -526,6 +762,36 @@ class ProvenanceTest(_Gate):
             return None
         return (f"it only says where to look ({pointer.group(0).strip()!r} {source.group(0)!r}) or restates what "
                 "the repository already says; grep or git show gets it back -- keep only what needs explaining")
+
+    def excused(self, memory: dict[str, Any], ctx: Any, view: _text.View) -> bool:
+        # A rule the user stated names where it applies ("plans in notes/plans/ get an
+        # NN. prefix"): with most of its words the user's own, it is no mere pointer.
+        return _sources.stated_support(ctx, memory, view.stripped) >= self.options.user_stated_share
+
+    def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
+                        facts: TextFacts) -> Finding | None:
+        view = facts.view
+        o = self.options
+        if not _sources.may_restate(ctx, facts, o.restated_share_unsure - 0.15):
+            return None  # the common case: most of its words are nowhere in the batch's writes
+        if ctx.is_dropped(ctx.scene_index, ctx.memory_index):
+            return None  # already gone (an injected instruction, a secret dump): one fault, one code
+        if not _sources.cites_agent(ctx, memory):
+            return None  # drawn from what users said only: theirs, not a restatement
+        share = _sources.written_support(ctx, content)
+        if share < o.restated_share_unsure:
+            return None
+        if self._reason.search(self._not_explain.mask(view.stripped)):
+            return None  # a cause of its own ("because …"): more than the file says
+        # Names and paths blanked: a user who names the file has not said what it holds.
+        if _sources.user_support(ctx, memory, view.stripped) >= o.user_share:
+            return None  # the user's own words, even if the assistant then wrote them down
+        # Certain only when file text holds it (what tools read, wrote or committed, the
+        # assistant's file blocks); a command's output alone may be an investigation's result.
+        certain = share >= o.restated_share and _sources.file_support(ctx, content) >= o.restated_share
+        return Finding(f"it restates what this batch's tool output or file writes already hold ({share:.0%} of its "
+                       "terms); the file, the commit or a rerun gives it back -- keep only what they do not say",
+                       path="/content", confidence="high" if certain else "low")
 
 
 # --- helpers shared with Q002 ---------------------------------------------------------

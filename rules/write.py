@@ -294,6 +294,9 @@ class TemporaryOptions(RuleOptions):
         "until the release", "until the next release", "until further notice", "revert it tomorrow",
         "revert tomorrow", "roll back tomorrow", "roll it back", "switch back", "change back", "change it back",
         "set it back", "turn it back", "put it back", "just for the demo", "for this sprint", "for today",
+        # a change held until an event: 演示完再说, 发完再打开, "until Monday", "for the demo"
+        "完再说", "完再打开", "完再开", "完再改", "之后再说", "上线后再", "演示完再", "发完再", "先关掉", "先停掉",
+        "for the demo", "until monday", "until tomorrow", "until the demo", "until next week",
     ]
     #: Words that make a sentence a lasting rule even though it mentions
     #: something temporary ("以后凡是暂时跳过的测试，一律…", "house rule: …").
@@ -304,6 +307,9 @@ class TemporaryOptions(RuleOptions):
         "house rule", "from now on", "going forward", "as a rule", "whenever", "every time", "rule of thumb",
         "convention",
     ]
+    #: Whose source messages can make a change temporary (W005). Tool output is
+    #: never one ("temporarily unavailable" is about itself).
+    marking_roles: list[str] = ["user", "assistant"]
 
 
 class Temporal:
@@ -586,7 +592,11 @@ class TemporaryAsConvention(Rule):
         ``project_fact`` or ``code_preference`` built on such a sentence is
         rerouted to ``task_state`` of its scene. Quoted words and lasting
         rules that merely mention temporary things ("以后凡是暂时跳过的测试…",
-        "临时目录", "temporary files") do not count. Safe fix.
+        "临时目录", "temporary files") do not count. When a user message is
+        among the sources, only user messages decide -- one the batch facts
+        say marks something temporary (演示完再说, "for the demo") reroutes
+        whatever the memory's own words; an assistant's "let me temporarily
+        comment this out" about its own next step does not. Safe fix.
 
     Why is this bad?
         The classic write-layer failure: "raise the timeout to 30 s until
@@ -603,6 +613,11 @@ class TemporaryAsConvention(Rule):
         ```json
         {"content": "The e2e job does not run on pull requests.", "type": "work_fact", "priority": 80}
         ```
+        user: 演示完再说，先把登录验证码关掉
+        assistant: 好的，已关闭登录验证码。
+        ```json
+        {"content": "登录页不启用验证码。", "type": "work_fact", "priority": 80}
+        ```
 
     Use instead:
         user: 先把网关超时改成 30 秒，明天再回滚
@@ -613,6 +628,12 @@ class TemporaryAsConvention(Rule):
         user: House rule: any workaround we add 'for now' gets a TODO with its issue number.
         ```json
         {"content": "Every stopgap workaround must carry a TODO that names its tracking issue.",
+         "type": "work_method", "priority": 85}
+        ```
+        user: Every new test failed. When that happens, run a single test first, then widen the run.
+        assistant: Let me temporarily comment out the error check and run a single test first.
+        ```json
+        {"content": "When a batch of new tests all fail, first run a single test, then widen the run.",
          "type": "work_method", "priority": 85}
         ```
 
@@ -664,7 +685,13 @@ class TemporaryAsConvention(Rule):
         if not flagged:
             return None  # the common case: no message of the batch says anything temporary
         scanned = []
-        for m in ctx.sources(record):
+        sources = ctx.sources(record)
+        # When a user is among the sources, the user's words decide (the batch facts'
+        # "marks temporary"): an assistant's "let me temporarily comment this out" is
+        # about its own next step, not about the approach the user stated.
+        if any(m.role == "user" for m in sources):
+            sources = [m for m in sources if m.role == "user"]
+        for m in sources:
             if id(m) not in flagged:
                 continue  # its scan would be empty (and tool output is never scanned)
             key = ("W005", id(self), m.sessionKey, m.id)
@@ -687,11 +714,11 @@ class TemporaryAsConvention(Rule):
         """The user/assistant messages of the batch that may hold a temporary marker, by ``id()``.
 
         Once per batch (the batch keeps its messages alive, so their ids are
-        stable while the set is used). Tool output is left out: it says
-        "temporarily unavailable" about itself.
+        stable while the set is used). Only ``marking_roles`` count: tool
+        output says "temporarily unavailable" about itself.
         """
         may_match = self.temporal.markers.may_match
-        spoken = [(m, unquote(m.content)) for m in ctx.batch.messages if m.role in ("user", "assistant")]
+        spoken = [(m, unquote(m.content)) for m in ctx.batch.messages if m.role in self.options.marking_roles]
         if not may_match("\n".join([clean for _, clean in spoken])):
             return frozenset()  # the common case: all of them ruled out at once, in a few ``in`` tests
         return frozenset(id(m) for m, clean in spoken if may_match(clean))
@@ -965,6 +992,13 @@ class ProposalAsDecision(Rule):
         {"content": "Decided: the dashboard uses server-sent events instead of polling.", "type": "work_fact",
          "priority": 80}
         ```
+        user: 拿不准的参数都保持和 MapTR 相同，或者你帮我选择一下
+        assistant: 建议 pc_range 直接沿用 MapTR 的默认值。
+        user: 确定
+        ```json
+        {"content": "用户主张：拿不准的 GT 参数一律与 MapTR 保持一致。", "type": "work_method", "priority": 85,
+         "metadata": {"scope": "self", "method_type": "principle"}}
+        ```
     """
 
     code = "W008"
@@ -1012,6 +1046,15 @@ class ProposalAsDecision(Rule):
         if proposal is None:
             return
         if any(m.role == "user" and order[m.key] > proposed_at for m in sources):
+            return
+        # The batch facts: a user source that states a position (not a mere question)
+        # said it; the user's first answer after the proposal, cited or not, may take it.
+        facts = ctx.facts
+        if any(m.role == "user" and "states" in (acts := facts.of(m).acts) and "asks" not in acts for m in sources):
+            return
+        proposer = next(m for m in sources if order[m.key] == proposed_at)
+        answer = facts.user_answer_after(proposer)
+        if answer is not None and "accepts" in answer.acts and "rejects" not in answer.acts:
             return
         yield Finding(f"written as settled ({marker!r}) but the sources only show an assistant proposal "
                       f"({proposal!r}) that no user message answered; record it as open "

@@ -28,10 +28,11 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .batchfacts import FactsOptions
 from .errors import ConfigError
 from .rule import Action
 
@@ -110,6 +111,11 @@ class Config(_Strict):
     routing: RoutingConfig = Field(default_factory=RoutingConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
     extractor: ExtractorConfig = Field(default_factory=ExtractorConfig)
+    #: What a low-confidence finding that would reject or drop does (CONTRACT.md section 3):
+    #: "warn" lowers it to a warning, "keep" applies the rule's action anyway.
+    low_confidence: Literal["warn", "keep"] = "warn"
+    #: The word lists of the batch facts (memvet.batchfacts.FactsOptions).
+    facts: FactsOptions = Field(default_factory=FactsOptions)
     #: Where this config came from (for error messages); not a config key.
     source: str | None = Field(default=None, exclude=True)
 

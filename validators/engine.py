@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterable
 
 from pydantic import ValidationError
 
+from . import batchfacts
 from . import pointer as jp
 from .config import DEFAULT as DEFAULT_CONFIG, Config, discover_config, resolve_config
 from .config_check import (broken_plugin_violations, check_config_codes, check_plugins, did_you_mean,
@@ -67,7 +68,7 @@ class _Bound:
     benchmark's timing wrapper does) refreshes it.
     """
 
-    __slots__ = ("_rule", "check", "code", "name", "action", "configured", "origin", "types", "pos")
+    __slots__ = ("_rule", "check", "code", "name", "action", "configured", "origin", "types", "pos", "confidence")
 
     def __init__(self, rule: Rule, code: str, name: str, action: Action, configured: bool, origin: str,
                  types: frozenset[str] | None = None, pos: int = 0):
@@ -81,6 +82,8 @@ class _Bound:
         self.types = types
         #: Position in its target's list (where to resume when a fix changes a record's type).
         self.pos = pos
+        #: The rule's own confidence (``Rule.confidence``; a finding may say otherwise).
+        self.confidence = getattr(rule, "confidence", "high")
 
     @property
     def rule(self) -> Rule:
@@ -108,7 +111,8 @@ class RuleContext:
 
     __slots__ = ("batch", "config", "output", "scene", "scene_index", "memory_index",
                  "original", "path", "secrets", "store", "dropped", "parse",
-                 "valid_scenes", "valid_memories", "_sources", "record", "record_index", "scratch")
+                 "valid_scenes", "valid_memories", "_sources", "record", "record_index", "scratch",
+                 "low_findings")
 
     def __init__(self, batch: Batch, config: Config, store: Any = None):
         self.batch = batch
@@ -131,6 +135,9 @@ class RuleContext:
         #: Per-call cache rules may share (e.g. one text analysis per memory,
         #: keyed by the content string). Dies with the call: no cross-call caching.
         self.scratch: dict[Any, Any] = {}
+        #: Pointer -> codes of the low-confidence findings lowered to ``warn`` there
+        #: (what the optional LLM judge is asked about).
+        self.low_findings: dict[str, list[str]] = {}
 
     # --- helpers rules share -------------------------------------------------
     def sources(self, memory: dict[str, Any]) -> list[Message]:
@@ -144,6 +151,20 @@ class RuleContext:
             messages, session = self.batch.resolve([i for i in ids if isinstance(i, str)])
             hit = self._sources[id(ids)] = (ids, messages, session)
         return hit[1], hit[2]
+
+    @property
+    def facts(self) -> batchfacts.BatchFacts:
+        """What each message of the batch does (:mod:`memvet.batchfacts`), computed once per batch."""
+        memo, options = self.batch.memo, self.config.facts
+        found = memo.get("memvet.batchfacts")
+        if found is None or found[0] is not options:  # a batch may meet several configs
+            found = memo["memvet.batchfacts"] = (options, batchfacts.compute(self.batch, options))
+        return found[1]
+
+    def is_low(self, path: str) -> bool:
+        """A low-confidence finding was lowered to a warning at ``path`` or under it."""
+        prefix = path + "/"
+        return any(p == path or p.startswith(prefix) for p in self.low_findings)
 
     def is_dropped(self, scene_index: int, memory_index: int) -> bool:
         return _memory_path(scene_index, memory_index) in self.dropped
@@ -489,6 +510,12 @@ class Engine:
         ctx = run.ctx
         action = bound.action if bound.configured else (finding.action or bound.action)
         path = base + finding.path
+        confidence = finding.confidence or bound.confidence
+        if confidence == "low" and action in ("reject", "drop") and not bound.configured \
+                and self.config.low_confidence == "warn":
+            # A judgment that can be wrong never costs a re-ask or a memory by default.
+            action = "warn"
+            ctx.low_findings.setdefault(path, []).append(bound.code)
         fix = None
         if action == "fix" and finding.fix is not None:
             # Record fixes patch the report's records, not the output; a record
@@ -506,7 +533,8 @@ class Engine:
         message = finding.message
         if action == "fix" and fix is None and target != "parse":  # a fix says why it carries no patch
             message += NO_PATCH_HELD if finding.fix else NO_PATCH_NONE
-        run.violations.append(Violation(bound.code, bound.name, action, path, message, bound.origin, fix))
+        run.violations.append(Violation(bound.code, bound.name, action, path, message, bound.origin, fix,
+                                        confidence))
         if action == "reject":
             run.rejected.add(base if target == "record" else path)
         elif action == "drop":

@@ -22,6 +22,8 @@ class Violation:
     message: str
     rule: str
     fix: list[dict[str, Any]] | None = None
+    #: "high" or "low": how sure the rule is (a low finding warns by default).
+    confidence: str = "high"
     #: Where ``path`` sits in the raw answer text (1-based; None when the answer was not text).
     line: int | None = None
     column: int | None = None
@@ -31,7 +33,7 @@ class Violation:
     def to_dict(self) -> dict[str, Any]:
         return {"code": self.code, "name": self.name, "action": self.action, "path": self.path,
                 "line": self.line, "column": self.column, "value": self.value,
-                "message": self.message, "rule": self.rule, "fix": self.fix}
+                "message": self.message, "rule": self.rule, "fix": self.fix, "confidence": self.confidence}
 
 
 @dataclass

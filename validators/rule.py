@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from .engine import RuleContext
 
 Action = Literal["reject", "drop", "fix", "warn"]
+#: How sure a finding is (CONTRACT.md section 3): a "low" finding never rejects
+#: or drops by default (config ``low_confidence``); the LLM judge is asked about it.
+Confidence = Literal["high", "low"]
 ACTIONS: tuple[Action, ...] = ("reject", "drop", "fix", "warn")
 
 # What a rule looks at:
@@ -58,12 +61,15 @@ class Finding:
     the target acceptable; applied only when the resolved action is ``fix``.
     ``action``: overrides the rule's default for this one finding (L003 fixes
     a half-width bar but rejects a missing side).
+    ``confidence``: overrides the rule's own for this one finding ("low" when
+    the evidence is a judgment that can be wrong).
     """
 
     message: str
     path: str = ""
     fix: list[dict[str, Any]] | None = None
     action: Action | None = None
+    confidence: Confidence | None = None
 
 
 class Rule:
@@ -80,6 +86,8 @@ class Rule:
     #: emitted (``ctx.original["type"]``: a method that M001 downgrades still
     #: meets the other method rules); for a record rule, the record's type.
     types: ClassVar[frozenset[str] | None] = None
+    #: How sure the rule's findings are unless a finding says otherwise.
+    confidence: ClassVar[Confidence] = "high"
 
     def __init__(self, options: BaseModel | None = None):
         self.options = options if options is not None else self.Options()

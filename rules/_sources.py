@@ -1,0 +1,155 @@
+"""How much of a memory its batch already holds, by the ROLE of the text that holds it.
+
+The value gates judge a memory against its batch (issue 11): a memory that
+repeats what a tool message showed or what the assistant wrote into a file
+restates the repository (G003); one that narrates edits the batch shows is a
+change log (G001); but what a USER said is the user's own position, which
+seed 000 keeps even when the assistant then wrote it into a file.
+
+Evidence sets are built once per batch from :attr:`RuleContext.facts`
+(``ctx.memo``); a memory costs one term analysis of its content.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from memvet.batchfacts import file_text
+from memvet.rules import _text
+from memvet.rules._wordmatch import _LETTERS_ONLY, TextFacts
+
+_STOP = frozenset(w.encode() for w in _text.STOPWORDS)
+
+Evidence = tuple[frozenset[str], frozenset[str]]
+_NONE: Evidence = (frozenset(), frozenset())
+
+
+def written_evidence(ctx: Any) -> Evidence:
+    """Terms and characters of everything tool messages showed or the assistant wrote into files."""
+    def compute() -> Evidence:
+        text = ctx.facts.written_text
+        return _text.terms_and_chars(text) if text else _NONE
+    return ctx.memo("memvet.sources:written", compute)
+
+
+def file_support(ctx: Any, content: str) -> float:
+    """Share of the content (0..1) that FILE text of the batch holds: what tools read, wrote or
+    committed, and the assistant's file blocks -- not the output of commands (an investigation's
+    result, which seed 000 keeps when it would need a new investigation)."""
+    def compute() -> Evidence:
+        text = file_text(ctx.facts, ctx.batch)
+        return _text.terms_and_chars(text) if text else _NONE
+    evidence = ctx.memo("memvet.sources:files", compute)
+    if not evidence[0]:
+        return 0.0
+    return _text.support(content, *evidence) or 0.0
+
+
+def user_evidence(ctx: Any, session: str | None) -> Evidence:
+    """Terms and characters of what the users of ``session`` (every session when None) said."""
+    def compute() -> Evidence:
+        text = "\n".join(m.content for m in ctx.batch.messages
+                         if m.role == "user" and (session is None or m.sessionKey == session))
+        return _text.terms_and_chars(text) if text else _NONE
+    return ctx.memo(("memvet.sources:user", session), compute)
+
+
+#: Characters that say nothing about overlap (ASCII, which the word runs cover, and punctuation).
+_NOT_CJK = frozenset(map(chr, range(128))) | frozenset("，。、；：？！（）《》“”‘’「」【】…—·　")
+
+
+def _written_keys(ctx: Any) -> tuple[frozenset[bytes], frozenset[str]]:
+    def compute() -> tuple[frozenset[bytes], frozenset[str]]:
+        # Lower-cased like TextFacts' folded text (they differ only on rare Unicode letters).
+        lowered = ctx.facts.written_text.lower()
+        words = lowered.encode("ascii", "replace").translate(_LETTERS_ONLY).split()
+        return frozenset(words), frozenset(lowered) - _NOT_CJK
+    return ctx.memo("memvet.sources:written-keys", compute)
+
+
+def may_restate(ctx: Any, facts: TextFacts, share: float) -> bool:
+    """A cheap screen before :func:`written_support`: could that much of the text be in the batch's writes?
+
+    Set intersections (in C) of the text's shared word runs and non-ASCII
+    characters with the same of the written text, built once per batch.
+    With ``share`` below the real threshold it lets through every memory the
+    full measure flags, in practice (word runs here, term stems there).
+    """
+    words, chars = _written_keys(ctx)
+    if not words and not chars:
+        return False
+    mine = facts.word_set
+    if facts.is_ascii:
+        return bool(mine) and len(mine & words) >= share * len(mine)
+    own = frozenset(facts.folded) - _NOT_CJK
+    total = len(mine) + len(own)
+    return bool(total) and len(mine & words) + len(own & chars) >= share * total
+
+
+def written_support(ctx: Any, content: str) -> float:
+    """Share of the content (0..1) that the batch's tool output and file writes already hold."""
+    evidence = written_evidence(ctx)
+    if not evidence[0]:
+        return 0.0
+    return _text.support(content, *evidence) or 0.0
+
+
+def user_support(ctx: Any, memory: dict[str, Any], content: str) -> float:
+    """Share of the content (0..1) that a user of the memory's session said in this batch."""
+    session = ctx.resolve_sources(memory)[1]
+    evidence = user_evidence(ctx, session)
+    if not evidence[0]:
+        return 0.0
+    return _text.support(content, *evidence) or 0.0
+
+
+def stated_support(ctx: Any, memory: dict[str, Any], content: str) -> float:
+    """Share of the content (0..1) that the memory's source user messages STATE (a position, a rule; not a question)."""
+    facts, texts = ctx.facts, []
+    for m in ctx.sources(memory):
+        if m.role == "user":
+            acts = facts.of(m).acts
+            if "states" in acts and "asks" not in acts:
+                texts.append(m.content)
+    if not texts:
+        return 0.0
+    return _text.support(content, *_text.terms_and_chars("\n".join(texts))) or 0.0
+
+
+def shows_edits(ctx: Any, memory: dict[str, Any]) -> bool:
+    """A source of the memory writes, edits or commits (tool) or reports work done / writes files (assistant)."""
+    facts = ctx.facts
+    for m in ctx.sources(memory):
+        if m.role == "user":
+            continue
+        f = facts.of(m)
+        if "writes" in f.acts or f.commits or (f.role == "assistant" and "reports_done" in f.acts):
+            return True
+    return False
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def agent_numbers(ctx: Any) -> frozenset[str]:
+    """Every number an assistant or tool message of the batch printed."""
+    def compute() -> frozenset[str]:
+        return frozenset(_NUMBER.findall("\n".join(m.content for m in ctx.batch.messages if m.role != "user")))
+    return ctx.memo("memvet.sources:agent-numbers", compute)
+
+
+def numbers(text: str) -> list[str]:
+    return _NUMBER.findall(text)
+
+
+def cites_agent(ctx: Any, memory: dict[str, Any]) -> bool:
+    """Some source of the memory is an assistant or tool message (or its sources are unknown)."""
+    sources = ctx.sources(memory)
+    return not sources or any(m.role != "user" for m in sources)
+
+
+def only_agent_sources(ctx: Any, memory: dict[str, Any]) -> bool:
+    """Every source of the memory is an assistant or tool message (no person said it)."""
+    sources = ctx.sources(memory)
+    return bool(sources) and all(m.role in ("assistant", "tool") for m in sources)

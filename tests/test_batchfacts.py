@@ -1,0 +1,129 @@
+"""Batch facts (memvet.batchfacts): what each message does, computed once per batch."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import memvet
+from memvet import batchfacts
+from memvet.batchfacts import FactsOptions, compute
+from memvet.config import config_from_dict
+from memvet.context import load_context
+from memvet.errors import ConfigError
+
+
+def batch(*lines: str):
+    messages = []
+    for n, line in enumerate(lines, 1):
+        role, _, text = line.partition(": ")
+        messages.append({"id": f"m{n}", "sessionKey": "s", "role": role, "content": text,
+                         "timestamp": 1_795_831_200_000 + n * 60_000})
+    return {"messages": messages, "scenePool": [{"id": "sc0001", "label": "shop-api｜订单导出"}]}
+
+
+def acts(*lines: str) -> list[list[str]]:
+    return [sorted(f.acts) for f in compute(load_context(batch(*lines))).messages]
+
+
+@pytest.mark.parametrize("text", ["确定", "好的，就这样", "可以", "ok", "Yes, go ahead.", "do 1", "sounds good"])
+def test_user_accepts(text):
+    assert "accepts" in acts(f"user: {text}")[0]
+
+
+@pytest.mark.parametrize("text", ["不对，应该用订单号", "You got it wrong, revert it.", "No, that's wrong."])
+def test_user_rejects_and_is_no_acceptance(text):
+    found = acts(f"user: {text}")[0]
+    assert "rejects" in found and "accepts" not in found
+
+
+def test_a_long_message_that_only_contains_ok_is_not_an_acceptance():
+    found = acts("user: The export is ok for small shops but it times out for anyone with more than 10k orders")[0]
+    assert "accepts" not in found
+
+
+@pytest.mark.parametrize("text, act", [
+    ("分页怎么做比较好？", "asks"), ("How do I use npm version?", "asks"),
+    ("以后所有列表接口都用游标分页", "states"), ("I prefer git mv over mv so history is kept.", "states"),
+    ("演示完再说，先把验证码关掉", "temporary"), ("Turn the cache off for the demo.", "temporary"),
+])
+def test_user_message_acts(text, act):
+    assert act in acts(f"user: {text}")[0]
+
+
+@pytest.mark.parametrize("text, act", [
+    ("我建议用方案二，你倾向哪个？", "proposes"), ("I'd suggest SSE. Shall I switch it?", "proposes"),
+    ("已完成导出接口的改造。", "reports_done"), ("I've updated the config and committed it.", "reports_done"),
+])
+def test_assistant_message_acts(text, act):
+    assert act in acts(f"assistant: {text}")[0]
+
+
+def test_assistant_file_blocks_are_writes_with_their_paths_and_text():
+    aider = "assistant: Here are the edits:\n\n```markdown\ndocs/CONVENTIONS.md\n<<<<<<< SEARCH\n=======\n- Use tabs\n>>>>>>> REPLACE\n```"
+    specstory = ("assistant: I'll create the tests.\n\n### [undo.test.js](file:///home/u/p/src/undo.test.js)\n\n"
+                 "Create a test suite.\n\n````javascript\nimport { it } from 'vitest'\n…[cut]")
+    example = "assistant: Run it like this:\n\n```bash\nnpm version patch\n```"
+    f1, f2, f3 = compute(load_context(batch(aider, specstory, example))).messages
+    assert f1.files_written == ("docs/CONVENTIONS.md",) and "Use tabs" in f1.written and "writes" in f1.acts
+    assert f2.files_written == ("/home/u/p/src/undo.test.js",) and "vitest" in f2.written  # an unclosed (cut) fence
+    assert f3.files_written == () and f3.written == "" and "writes" not in f3.acts           # an example, not a file
+
+
+def test_tool_message_facts():
+    text = ("tool: Tool use: **grep** • Grep for \"pc_range\" in \"/home/u/MapTR/configs/base.py\" • 68 matches\n"
+            "Applied edit to packages\\es\\src\\index.ts\nCommit 9bb94e7 refactor: regroup exports\n"
+            "Run command: npm test\nTests: 155 passed, 155 total\nLocal: http://localhost:5173/")
+    f = compute(load_context(batch(text))).messages[0]
+    assert f.files_read == ("/home/u/MapTR/configs/base.py",)
+    assert f.files_written == ("packages\\es\\src\\index.ts",)
+    assert f.commits == ("9bb94e7",)
+    assert f.commands == ("npm test",)
+    assert any("155" in t for t in f.tests)
+    assert {"155", "5173", "68"} <= f.numbers
+    assert {"reads", "writes", "runs"} <= f.acts
+
+
+def test_answer_after_a_proposal_is_the_next_user_message_of_its_session():
+    b = load_context(batch("assistant: 建议用游标分页。", "tool: ok", "user: 确定", "user: 再加个导出"))
+    facts = compute(b)
+    answer = facts.user_answer_after(b.messages[0])
+    assert answer is not None and answer.key == ("s", "m3") and "accepts" in answer.acts
+
+
+def test_facts_are_computed_once_per_batch_for_every_rule(monkeypatch):
+    calls = []
+    real = batchfacts.compute
+    monkeypatch.setattr(batchfacts, "compute", lambda b, o=None: calls.append(1) or real(b, o))
+    context = batch("user: commit it",
+                    "tool: Applied edit to src/a.ts\nexports grouped by prefix, groups sorted alphabetically",
+                    "assistant: I've committed the change.")
+    memories = [{"content": f"Exports of src/a.ts grouped by prefix{', groups sorted alphabetically' * (n % 2)}.",
+                 "type": "work_fact", "priority": 75, "source_message_ids": ["m2", "m3"]} for n in range(5)]
+    answer = [{"scene_id": "sc0001", "message_ids": ["m1", "m2", "m3"], "memories": memories}]
+    report = memvet.validate(json.dumps(answer), context)
+    assert len(calls) == 1
+    assert any(v.code in ("G001", "G003") for v in report.violations)
+
+
+def test_word_lists_are_config_options():
+    cfg = config_from_dict({"facts": {"accept": ["冲"]}})
+    assert cfg.facts.accept == ["冲"]
+    found = compute(load_context(batch("user: 冲")), cfg.facts).messages[0]
+    assert "accepts" in found.acts
+    assert "accepts" not in compute(load_context(batch("user: 确定")), cfg.facts).messages[0].acts
+
+
+def test_unknown_facts_key_is_a_config_error():
+    with pytest.raises(ConfigError) as err:
+        config_from_dict({"facts": {"acept": ["好"]}}, source="memvet.toml")
+    assert "facts" in str(err.value) and "memvet.toml" in str(err.value)
+
+
+def test_defaults_have_both_languages():
+    o = FactsOptions()
+    for name in type(o).model_fields:
+        words = getattr(o, name)
+        assert any(any("\u4e00" <= c <= "\u9fff" for c in w) for w in words), name
+        assert any(w.isascii() for w in words), name

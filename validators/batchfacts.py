@@ -1,0 +1,439 @@
+"""Batch facts: what each message of a batch DOES, computed once per batch.
+
+Value judgments (G, W, L007) ask questions about a memory's sources rather
+than its words: did a user accept the proposal the memory states, did a tool
+message show the text the memory repeats, did the assistant write it into a
+file, is the number a reading copied from tool output? This module answers
+the per-message half of those questions once per ``validate()`` call
+(``RuleContext.facts``, memoised on the batch), so that no rule scans the
+message list per memory.
+
+Per message (:class:`MessageFacts`):
+
+* user: ``accepts`` (确定 / 好 / ok / go ahead / do 1), ``rejects`` (不对 /
+  revert / "you got it wrong"), ``asks``, ``states`` (a position, preference
+  or rule: 我希望 / 以后都 / "I prefer" / "let's keep"), ``temporary``
+  (先…再说 / 演示完再说 / "for the demo" / "until Monday");
+* assistant: ``proposes`` (options, 你倾向哪个 / "I'd suggest" / "shall I")
+  and ``reports_done`` ("I've updated", 已完成);
+* tool (and the file blocks of an assistant message): ``files_read``,
+  ``files_written``, ``written`` (the text written into files), ``commands``,
+  ``numbers`` (counts, ports, durations, sizes), ``commits``, ``tests``.
+
+Every word list is an option (:class:`FactsOptions`, config table
+``[tool.memvet.facts]``), with Chinese and English defaults. The detection is
+deliberately generic -- message roles, fences, paths, tool headers of the
+common exports (SpecStory ``Tool use:``, aider status lines, plain shell
+output) -- never strings of particular sessions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Iterable
+
+from pydantic import BaseModel, ConfigDict
+
+from .context import Batch, Message
+
+
+class FactsOptions(BaseModel):
+    """The word lists the batch facts use (``[tool.memvet.facts]``); unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: A user message that opens with (or only says) one of these accepts what was proposed.
+    accept: list[str] = [
+        "确定", "确认", "好", "好的", "好啊", "可以", "行", "就这样", "就这么办", "同意", "没问题", "按你说的", "按你的",
+        "照你说的", "就用", "就按", "选", "用方案", "嗯", "对", "对的", "是的", "继续", "开始吧", "做吧",
+        "ok", "okay", "yes", "yep", "yeah", "sure", "go ahead", "go for it", "sounds good", "agreed", "agree",
+        "lgtm", "looks good", "do it", "let's do", "let's go", "please do", "perfect", "great", "that works",
+        "fine", "correct", "right", "proceed", "continue", "do 1", "do 2", "do 3", "option 1", "option 2",
+    ]
+    #: A user message with one of these rejects or corrects the assistant.
+    reject: list[str] = [
+        "不对", "不是这样", "错了", "搞错", "弄错", "不要这样", "不行", "不用", "别这样", "撤销", "回滚", "改回去", "不同意",
+        "you got it wrong", "that's wrong", "that is wrong", "not what i", "wrong", "revert", "undo that",
+        "don't do that", "do not do that", "no,", "nope", "i disagree", "that's not", "incorrect",
+    ]
+    #: A user message with one of these states a position, a preference or a rule.
+    state: list[str] = [
+        "我希望", "我想要", "我喜欢", "我习惯", "我倾向", "我觉得", "我认为", "我主张", "我们用", "我们统一", "以后", "今后",
+        "一律", "统一", "必须", "不要", "别用", "禁止", "优先", "保持", "应该", "规则", "约定", "请始终", "始终",
+        "i want", "i'd like", "i would like", "i prefer", "i like", "i always", "i never", "we use", "we always",
+        "let's keep", "let's use", "keep the", "always", "never", "must", "should", "prefer", "rule", "convention",
+        "from now on", "going forward", "don't", "do not", "i think", "i believe",
+    ]
+    #: A user message with one of these marks a change as temporary.
+    temporary: list[str] = [
+        "先这样", "先这么", "暂时", "再说", "演示完", "发完再", "之后再", "回头再", "上线后再", "明天回滚",
+        "再改回", "先关", "先停", "先去掉", "先跳过", "先不",
+        "for now", "for the demo", "for the time being", "for the moment", "temporarily", "until monday",
+        "until tomorrow", "until the release", "until the demo", "until further notice", "just for today",
+        "for this release", "for today",
+    ]
+    #: An assistant message with one of these proposes and waits for the user.
+    propose: list[str] = [
+        "建议", "推荐", "可以考虑", "不妨", "你倾向", "您倾向", "你看哪个", "你选", "您选", "要不要", "是否需要", "需要我",
+        "要我", "方案一", "方案二", "选项", "你觉得", "您觉得", "你决定", "请确认", "是否同意",
+        "i'd suggest", "i suggest", "i recommend", "i'd recommend", "i propose", "my suggestion", "you could",
+        "you might", "would you like", "do you want me", "shall i", "should i", "which do you prefer",
+        "which one do you", "let me know", "option a", "option b", "option 1", "option 2", "proposed changes",
+        "here are my proposed", "consider",
+    ]
+    #: An assistant message with one of these reports work it has done.
+    done: list[str] = [
+        "已完成", "完成了", "已经", "已创建", "创建了", "已修改", "修改了", "已更新", "更新了", "已删除", "删除了", "已提交",
+        "提交了", "已添加", "添加了", "已修复", "修复了", "已重命名", "搞定",
+        "i've", "i have created", "i have updated", "i have added", "i have fixed", "done", "created",
+        "updated", "added", "fixed", "committed", "renamed", "moved", "removed", "deleted", "implemented",
+        "successfully", "now let's", "let me",
+    ]
+    #: Words of a tool header or status line that mean a file was written or edited.
+    write_verbs: list[str] = [
+        "edit file", "applied edit", "write file", "create file", "created file", "search_replace", "write_file",
+        "edit_file", "create_file", "str_replace", "apply_patch", "delete_file", "deleted", "wrote", "writing",
+        "committing", "modified", "renamed", "moved", "已写入", "已修改", "写入", "编辑文件", "创建文件", "删除文件",
+    ]
+    #: Words of a tool header that mean a file was read or searched.
+    read_verbs: list[str] = [
+        "read file", "read_file", "grep", "search", "list_dir", "list dir", "codebase_search", "file_search",
+        "add file to the chat", "view", "cat", "读取", "查看", "搜索",
+    ]
+
+
+# --- word lists ----------------------------------------------------------------------
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+class _WordList:
+    """One word list, matched in LOWER-CASED text: CJK entries as substrings, Latin ones as whole words.
+
+    A plain trie of literals (no ``re.IGNORECASE``, no look-behind at its
+    start) keeps the regex engine's literal prefilter, so a long message is
+    scanned at memchr speed; word boundaries are checked afterwards.
+    """
+
+    __slots__ = ("pattern", "bounded", "entries")
+
+    def __init__(self, words: tuple[str, ...]):
+        entries = sorted({w.strip().lower() for w in words if w.strip()}, key=lambda w: (-len(w), w))
+        self.entries = tuple(entries)
+        self.bounded = frozenset(w for w in entries if not _CJK.search(w))
+        self.pattern = re.compile("|".join(map(re.escape, entries))) if entries else None
+
+    def _bounded_at(self, text: str, m: re.Match[str]) -> bool:
+        word = m.group(0)
+        if word not in self.bounded:
+            return True
+        a, b = m.start(), m.end()
+        before = a > 0 and word[:1].isalnum() and (text[a - 1].isalnum() or text[a - 1] == "_")
+        after = b < len(text) and word[-1:].isalnum() and (text[b].isalnum() or text[b] == "_")
+        return not (before or after)
+
+    def search(self, lowered: str, pos: int = 0) -> re.Match[str] | None:
+        if self.pattern is None:
+            return None
+        # `in` runs at memchr speed; the regex (which finds where, and checks
+        # boundaries) only when some entry occurs at all.
+        for entry in self.entries:
+            if entry in lowered:
+                break
+        else:
+            return None
+        while True:
+            m = self.pattern.search(lowered, pos)
+            if m is None or self._bounded_at(lowered, m):
+                return m
+            pos = m.start() + 1
+
+    def match(self, lowered: str) -> re.Match[str] | None:
+        """An entry at the very start of ``lowered`` (the longest), on a word boundary."""
+        if self.pattern is None:
+            return None
+        m = self.pattern.match(lowered)
+        return m if m is not None and self._bounded_at(lowered, m) else None
+
+
+@lru_cache(maxsize=64)
+def _words(words: tuple[str, ...]) -> _WordList:
+    return _WordList(words)
+
+
+def _has(words: list[str], lowered: str) -> bool:
+    return _words(tuple(words)).search(lowered) is not None
+
+
+def _opens_with(words: list[str], lowered: str) -> bool:
+    """The text's first clause starts with an entry, or the whole text is one short reply."""
+    found = _words(tuple(words))
+    head = lowered.strip().lstrip("@#>-*•\"'“「 ")
+    if found.match(head) is not None:
+        return True
+    # "那就按方案二吧" / "ok then, go": a short reply with the word somewhere in it.
+    short = len(head) <= 24 if _CJK.search(head) else len(head.split()) <= 6
+    return short and found.search(head) is not None
+
+
+# --- tool and file facts ------------------------------------------------------------
+
+#: Candidate tokens for paths: runs without whitespace, quotes, brackets or CJK punctuation
+#: (a negated class: linear, nothing to backtrack).
+_TOKEN = re.compile(r"[^\s`'\"()<>\[\]{},;|，。：；、（）“”‘’]+")
+_EXT = re.compile(r"[\w-]+(?:\.[\w-]+)*\.(?:md|rst|txt|ts|tsx|js|jsx|mjs|cjs|py|go|rs|java|kt|rb|json|jsonc|"
+                  r"ya?ml|toml|ini|cfg|conf|env|sql|sh|lock|xml|html|css|scss|vue|proto|c|h|cpp|hpp)")
+_PATH_CHARS = re.compile(r"(?:[A-Za-z]:[/\\]|~?/)?(?:[\w.-]+[/\\])+[\w.-]*\w")
+
+
+def _paths(text: str) -> list[str]:
+    """File paths in ``text``: a/b/c.ext, C:\\a\\b, /abs/path, or a bare name with a known extension.
+
+    Token by token (each token is matched whole, anchored), so the cost is
+    linear in the text.
+    """
+    found = []
+    for m in _TOKEN.finditer(text):
+        token = m.group(0).rstrip(".:!?*")
+        if token.startswith("file://"):
+            token = token[len("file://"):]
+        if ("/" in token or "\\" in token) and "://" not in token:
+            if _PATH_CHARS.fullmatch(token):
+                found.append(token)
+        elif "." in token and _EXT.fullmatch(token):
+            found.append(token)
+    return found
+
+
+_FILE_URL = re.compile(r"file://(/[^)\s>\]]+)")
+_COMMIT = re.compile(r"(?i)\bcommit(?:ted)?\s+(?:as\s+)?`?([0-9a-f]{7,40})\b|\[[\w/-]+ ([0-9a-f]{7,40})\]")
+_COMMAND = re.compile(r"(?im)(?:run command:|^\s*\$\s+|^\s*>\s*\$?\s*(?=\w+\s))(.+)$")
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
+_TEST_RESULT = re.compile(
+    r"(?i)\b\d+\s+(?:passed|failed|passing|failing|tests?|skipped|errors?)\b|\btests?:\s*\d+|(?:通过|失败)\s*\d+|"
+    r"\d+\s*(?:个)?(?:测试)?(?:通过|失败)")
+# A fenced block; a message cut short may leave the last one open (it runs to the end).
+_FENCE = re.compile(r"(?ms)^[ \t]*(`{3,}|~{3,})[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)")
+
+
+@dataclass(frozen=True, slots=True)
+class MessageFacts:
+    """What one message says and does (empty tuples when it does not)."""
+
+    key: tuple[str, str]
+    index: int
+    role: str
+    acts: frozenset[str] = frozenset()
+    files_read: tuple[str, ...] = ()
+    files_written: tuple[str, ...] = ()
+    #: The text written into files (fenced blocks of file writes, edit diffs).
+    written: str = ""
+    commands: tuple[str, ...] = ()
+    numbers: frozenset[str] = frozenset()
+    commits: tuple[str, ...] = ()
+    tests: tuple[str, ...] = ()
+
+    def does(self, act: str) -> bool:
+        return act in self.acts
+
+
+class BatchFacts:
+    """Facts of the new messages of a batch, each computed on first use (then kept).
+
+    Most answers never ask about most messages: a rule asks about a memory's
+    sources, or the user's answer after one proposal, so the word lists run
+    only over those. ``written_text`` needs no word list at all.
+    """
+
+    def __init__(self, batch: Batch, options: FactsOptions):
+        self._batch = batch
+        self._options = options
+        self._index = {m.key: n for n, m in enumerate(batch.messages)}
+        self._facts: dict[int, MessageFacts] = {}
+        self._written: str | None = None
+
+    def of(self, message: Message) -> MessageFacts:
+        return self._at(self._index[message.key])
+
+    def _at(self, index: int) -> MessageFacts:
+        found = self._facts.get(index)
+        if found is None:
+            found = self._facts[index] = message_facts(self._batch.messages[index], index, self._options)
+        return found
+
+    @property
+    def messages(self) -> list[MessageFacts]:
+        """The facts of every new message, in batch order (computes them all)."""
+        return [self._at(n) for n in range(len(self._batch.messages))]
+
+    def after(self, message: Message) -> Iterable[MessageFacts]:
+        """The facts of the messages that follow ``message`` in its session."""
+        session = message.sessionKey
+        messages = self._batch.messages
+        return (self._at(n) for n in range(self._index[message.key] + 1, len(messages))
+                if messages[n].sessionKey == session)
+
+    def user_answer_after(self, message: Message) -> MessageFacts | None:
+        """The first user message after ``message`` in its session (the answer to it), or None."""
+        session = message.sessionKey
+        messages = self._batch.messages
+        for n in range(self._index[message.key] + 1, len(messages)):
+            m = messages[n]
+            if m.sessionKey == session and m.role == "user":
+                return self._at(n)
+        return None
+
+    def users_marking(self, act: str) -> frozenset[tuple[str, str]]:
+        """Keys of the user messages that do ``act`` ("temporary", "accepts", …), memoised per act.
+
+        One scan of all user messages joined rules the act out for most
+        batches before any message is analysed.
+        """
+        cache = self.__dict__.setdefault("_users", {})
+        found = cache.get(act)
+        if found is None:
+            words = {"accepts": self._options.accept, "rejects": self._options.reject, "states": self._options.state,
+                     "temporary": self._options.temporary}.get(act)
+            users = [n for n, m in enumerate(self._batch.messages) if m.role == "user"]
+            joined = "\n".join(self._batch.messages[n].content for n in users).lower()
+            if words is not None and not _has(words, joined):
+                found = frozenset()
+            elif act == "temporary":  # its own word list only: no need for every act of each message
+                found = frozenset(self._batch.messages[n].key for n in users
+                                  if _has(words, self._batch.messages[n].content.lower()))
+            else:
+                found = frozenset(self._batch.messages[n].key for n in users if act in self._at(n).acts)
+            cache[act] = found
+        return found
+
+    @property
+    def written_text(self) -> str:
+        """What tool messages showed and the assistant wrote into files in this batch, joined."""
+        if self._written is None:
+            parts = []
+            for m in self._batch.messages:
+                if m.role == "tool" and m.content:
+                    parts.append(m.content)
+                elif m.role == "assistant" and ("```" in m.content or "~~~" in m.content):
+                    parts.append(_file_blocks(m.content)[1])
+            self._written = "\n".join(p for p in parts if p)
+        return self._written
+
+
+def file_text(facts: BatchFacts, batch: Batch) -> str:
+    """The part of ``written_text`` that is a file's text: tool messages that read, write or commit
+    files, and the assistant's file blocks (not the output of commands that touch no file)."""
+    parts = []
+    for m in batch.messages:
+        if m.role in ("tool", "assistant"):
+            f = facts.of(m)
+            if f.role == "assistant" or f.files_read or f.files_written or f.commits:
+                parts.append(f.written)
+    return "\n".join(p for p in parts if p)
+
+
+def compute(batch: Batch, options: FactsOptions | None = None) -> BatchFacts:
+    """The facts of ``batch`` (``RuleContext.facts`` keeps one per batch; each message on first use)."""
+    return BatchFacts(batch, options or FactsOptions())
+
+
+def _file_blocks(text: str) -> tuple[tuple[str, ...], str]:
+    """``(files written, text written)`` of an assistant message's file blocks (none: ``((), "")``)."""
+    blocks = [b.group(2) for b in _FENCE.finditer(text)]
+    files = _block_files(text) if blocks else ()
+    return (files, "\n".join(blocks)) if files else ((), "")
+
+
+def message_facts(m: Message, index: int, o: FactsOptions) -> MessageFacts:
+    text = m.content or ""
+    if m.role == "user":
+        return MessageFacts(m.key, index, "user", _user_acts(text, o))
+    if m.role == "assistant":
+        acts = set()
+        prose = (_FENCE.sub(" ", text) if "```" in text or "~~~" in text else text).lower()
+        if _has(o.propose, prose) or prose.rstrip().endswith(("?", "？")):
+            acts.add("proposes")
+        if _has(o.done, prose):
+            acts.add("reports_done")
+        written_files, written = _file_blocks(text) if ("```" in text or "~~~" in text) else ((), "")
+        if written_files:
+            acts.add("writes")
+        return MessageFacts(m.key, index, "assistant", frozenset(acts), files_written=written_files,
+                            written=written, numbers=frozenset(_NUMBER.findall(written)))
+    if m.role == "tool":
+        return _tool_facts(m, index, text, o)
+    return MessageFacts(m.key, index, m.role)
+
+
+def _user_acts(text: str, o: FactsOptions) -> frozenset[str]:
+    acts = set()
+    stripped = text.strip().lower()
+    if _opens_with(o.accept, stripped) and not _opens_with(o.reject, stripped):
+        acts.add("accepts")
+    if _has(o.reject, stripped):
+        acts.add("rejects")
+    if "?" in stripped or "？" in stripped or re.search(r"吗[。！!\s]*$|么[。\s]*$", stripped):
+        acts.add("asks")
+    if _has(o.state, stripped):
+        acts.add("states")
+    if _has(o.temporary, stripped):
+        acts.add("temporary")
+    return frozenset(acts)
+
+
+def _block_files(text: str) -> tuple[str, ...]:
+    """Files an assistant message writes: the path that heads each fenced block.
+
+    SpecStory puts ``### [name](file:///…/path)`` above the block; aider puts
+    the path alone on the block's first line (SEARCH/REPLACE); many assistants
+    write "Create `path`:" on the line before it. A block without such a head
+    is an example or a command, not a file write.
+    """
+    found: list[str] = []
+    for b in _FENCE.finditer(text):
+        first = b.group(2).split("\n", 1)[0].strip()
+        head = _PATH_CHARS.fullmatch(first) or _EXT.fullmatch(first)
+        if head is None:
+            lines = [ln for ln in text[max(0, b.start() - 600):b.start()].splitlines() if ln.strip()]
+            # A heading or link line, or a short lead-in ("Create `x.ts`:"), among the
+            # last lines before the block; not a sentence that merely names a file.
+            for line in reversed(lines[-3:]):
+                paths = _FILE_URL.findall(line) or _paths(line)
+                if paths and (line.lstrip().startswith("#") or "file://" in line
+                              or (len(line) <= 200 and line.rstrip().endswith(":"))):
+                    found.append(paths[-1])
+                    break
+            continue
+        found.append(head.group(0))
+    return tuple(dict.fromkeys(found))
+
+
+def _tool_facts(m: Message, index: int, text: str, o: FactsOptions) -> MessageFacts:
+    lines = text.splitlines()
+    written, read = [], []
+    write_words, read_words = _words(tuple(o.write_verbs)), _words(tuple(o.read_verbs))
+    for line in lines:
+        paths = _paths(line)
+        if not paths:
+            continue
+        lowered = line.lower()
+        if write_words.search(lowered) is not None:
+            written.extend(paths)
+        elif read_words.search(lowered) is not None:
+            read.extend(paths)
+    commits = tuple(dict.fromkeys(g1 or g2 for g1, g2 in _COMMIT.findall(text)))
+    commands = tuple(c.strip() for c in _COMMAND.findall(text))
+    tests = tuple(t.group(0) for t in _TEST_RESULT.finditer(text))
+    acts = set()
+    if written or commits:
+        acts.add("writes")
+    if read:
+        acts.add("reads")
+    if commands:
+        acts.add("runs")
+    return MessageFacts(m.key, index, "tool", frozenset(acts),
+                        files_read=tuple(dict.fromkeys(read)), files_written=tuple(dict.fromkeys(written)),
+                        written=text, commands=commands, numbers=frozenset(_NUMBER.findall(text)),
+                        commits=commits, tests=tests)
