@@ -29,7 +29,7 @@ class SceneReuseUnsupported(Rule):
         can fit without sharing a word.
 
     Why is this bad?
-        Seed 000 reuses a scene only with evidence and prefers a new scene to
+        The extraction contract reuses a scene only with evidence and prefers a new scene to
         a forced fit: memories filed under an unrelated scene are recalled
         with the wrong work and missing from the right one.
 
