@@ -31,6 +31,11 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 # way whichever file runs first.
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
+# Tests live in folders (engine/, rules/, cli/, store/, extractor/, integrations/);
+# their helpers (loopback.py, pgserver.py, workcount.py ...) and this conftest stay
+# here, importable by name from every folder.
+if str(REPO / "tests") not in sys.path:
+    sys.path.insert(0, str(REPO / "tests"))
 
 
 # --- a fresh venv with the built wheel (tests/test_wheel.py, tests/test_plugins.py) ----------
