@@ -113,6 +113,7 @@ def test_the_clean_answer_commits():
     check_everywhere(answer, expect_s011=False)
 
 
+@pytest.mark.slow
 @settings(max_examples=25)
 @given(position=st.sampled_from(POSITIONS), text=hostile_text, ascii_escapes=st.booleans())
 def test_invalid_text_at_any_position_is_written_by_every_format_and_the_store(position, text,

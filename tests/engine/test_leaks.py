@@ -234,6 +234,7 @@ def test_the_example_commits() -> None:
     assert report.ok and report.records  # else the store half of the next test proves nothing
 
 
+@pytest.mark.slow
 def test_the_cli_and_the_store_on_every_answer_slot(tmp_path: Path) -> None:
     rng = random.Random(11)
     kinds = plants(rng)
@@ -252,6 +253,7 @@ def test_the_cli_and_the_store_on_every_answer_slot(tmp_path: Path) -> None:
 
 # --- generated answers and contexts -------------------------------------------------
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(pair=valid_pairs(min_scenes=1, max_scenes=2), data=st.data())
 def test_generated_answers_and_contexts_never_leak(pair: tuple[dict[str, Any], list[Any]], data: Any) -> None:

@@ -211,6 +211,7 @@ _record = st.fixed_dictionaries({}, optional={
     "sessionKey": st.sampled_from(["s-a1", "s-b2", "nope"]) | _json, "taskState": _json, "scene_name": _json})
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(records=st.lists(_record, min_size=1, max_size=4))
 def test_arbitrary_records_never_crash_the_audit(tmp_path_factory, records):

@@ -89,6 +89,7 @@ def test_jsonl_lines_are_what_memvet_check_reads(tmp_path):
     assert lines == [x.rstrip("\n") for x in generate.iter_jsonl(4, seed=2, memories=3, scenes=1, fault_rate=0.5)]
 
 
+@pytest.mark.slow
 def test_runner_in_process_sections_at_toy_size():
     sizes = run.Sizes.quick()
     sizes.answers = 4
@@ -139,6 +140,7 @@ def test_instruction_section_renders_and_is_skipped_without_valgrind(monkeypatch
     assert "| valid | 9.00 M | 18.00 M | 0.60 M | 0.50× | 15.00× |" in md
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not __import__("shutil").which("valgrind"), reason="valgrind is not installed")
 def test_instruction_counts_are_positive_and_subtract_the_setup():
     from benchmarks import instructions

@@ -51,6 +51,7 @@ def test_the_hook_definition():
     assert not re.search(hook["files"], "src/app.py") and not re.search(hook["files"], "data.jsonl")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 def test_pre_commit_try_repo_passes_good_recordings_and_fails_a_rejected_one(tmp_path):
     if not LOCAL_INDEX.is_dir():

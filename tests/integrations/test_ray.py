@@ -17,6 +17,7 @@ from memvet.integrations.ray import MemvetValidator
 
 ROOT = Path(__file__).parents[2]
 SHARED = Path(__file__).parents[3] / "shared"
+pytestmark = pytest.mark.slow  # starting Ray alone takes seconds
 
 
 @pytest.fixture(scope="module")

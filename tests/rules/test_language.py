@@ -379,6 +379,7 @@ def _l002_without_prefilter() -> ContextDependent:
     return rule
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(_L002_FRAGMENTS), max_size=10).map("".join))
 def test_l002_prefilter_never_changes_the_answer(text: str):

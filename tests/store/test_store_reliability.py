@@ -71,6 +71,7 @@ def _kill_inside(path: str, cursor: int, n: int, pause_at: int) -> None:
     assert proc.returncode == -signal.SIGKILL
 
 
+@pytest.mark.slow
 def test_sigkill_mid_commit_leaves_nothing_and_cursor_unmoved(store_url):
     path = store_url
     with open_store(path) as store:
