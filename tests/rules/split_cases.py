@@ -78,11 +78,11 @@ def _blocks(path: Path) -> tuple[str, list[tuple[str, list[str]]]]:
     lines = path.read_text("utf-8").splitlines()
     top = [i for i, line in enumerate(lines) if _TOP_RULE.match(line)]
     start = [i for i, line in enumerate(lines) if line.rstrip() == "cases:"]
-    if len(top) != 1 or len(start) != 1 or top[0] > start[0]:
-        raise SplitError(f"{path}: expected one top-level 'rule: CODE' line, then 'cases:'")
+    if len(top) > 1 or len(start) != 1 or (top and top[0] > start[0]):
+        raise SplitError(f"{path}: expected at most one top-level 'rule: CODE' line, then 'cases:'")
     if any(line.strip() and not line.startswith("#") for line in lines[:start[0]] if not _TOP_RULE.match(line)):
         raise SplitError(f"{path}: only 'rule:' and comments may come before 'cases:'")
-    rule = _TOP_RULE.match(lines[top[0]]).group(1)
+    rule = _TOP_RULE.match(lines[top[0]]).group(1) if top else ""  # then every case names its rule
     body = lines[start[0] + 1:]
     if any(line.strip() and not line.startswith("  ") for line in body):
         raise SplitError(f"{path}: a line after 'cases:' is not indented under it")
@@ -134,6 +134,8 @@ def plan(sources: list[Path], dest: Path, *, replace: bool = False) -> dict[Path
                              f"{len(load_cases(path))} cases (unusual layout: move them by hand)")
         for name, lines in blocks:
             override, lines = _clean(lines)
+            if not (override or rule):
+                raise SplitError(f"{path}: case {name!r} names no rule and the file has no 'rule:'")
             moved.setdefault(override or rule, []).append((name, "\n".join(lines)))
     texts: dict[Path, str] = {}
     expected: Counter[str] = Counter(_fingerprint(c) for path in sources for c in load_cases(path))

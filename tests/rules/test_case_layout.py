@@ -53,3 +53,17 @@ def test_split_script_moves_a_family_file_case_by_case(tmp_path):
     assert split_cases.main(["--sources", str(tmp_path / "cases"), "--dest", str(tmp_path / "rules"),
                              "--replace"]) == 0
     assert [c.kind for c in load_cases(tmp_path / "rules" / "T001.yaml")] == ["fail"]
+
+
+def test_split_script_takes_a_file_whose_cases_each_name_their_rule(tmp_path):
+    import split_cases
+
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "topic.yaml").write_text(
+        "cases:\n  a:\n    rule: T001\n    output: {content: x, type: work_fact, priority: 80}\n"
+        "  b:\n    output: {content: y, type: work_fact, priority: 80}\n", "utf-8")
+    assert split_cases.main(["--sources", str(tmp_path / "cases"), "--dest", str(tmp_path), "--check"]) == 2  # b: no rule
+    (tmp_path / "cases" / "topic.yaml").write_text(
+        "cases:\n  a:\n    rule: T001\n    output: {content: x, type: work_fact, priority: 80}\n", "utf-8")
+    assert split_cases.main(["--sources", str(tmp_path / "cases"), "--dest", str(tmp_path)]) == 0
+    assert [(c.rule, c.name) for c in load_cases(tmp_path / "T001.yaml")] == [("T001", "a")]
