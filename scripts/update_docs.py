@@ -1,7 +1,7 @@
 """Regenerate the generated parts of the docs from the code: run after changing a rule or a format.
 
     python scripts/update_docs.py          # rewrite docs/rules/ and README.md's sample report
-    python scripts/update_docs.py --check  # exit 1 when something is stale (tests/test_docs.py does this)
+    python scripts/update_docs.py --check  # exit 1 when something is stale (tests/cli/test_docs.py does this)
 
 The README's sample report is what ``memvet check examples/output.json
 --context examples/context.json`` really prints (text and ``--format json``),

@@ -3,7 +3,7 @@
 ``ci`` (the default) is derandomized -- the same examples on every run and
 every machine, so a red build is reproducible -- with no deadline (the first
 call pays for rule compilation) and a bounded number of examples. ``dev``
-explores more and randomly: ``HYPOTHESIS_PROFILE=dev pytest tests/test_properties.py``.
+explores more and randomly: ``HYPOTHESIS_PROFILE=dev pytest tests/engine/test_properties.py``.
 """
 
 from __future__ import annotations
@@ -31,9 +31,14 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 # way whichever file runs first.
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
+# Tests live in folders (engine/, rules/, cli/, store/, extractor/, integrations/);
+# their helpers (loopback.py, pgserver.py, workcount.py ...) and this conftest stay
+# here, importable by name from every folder.
+if str(REPO / "tests") not in sys.path:
+    sys.path.insert(0, str(REPO / "tests"))
 
 
-# --- a fresh venv with the built wheel (tests/test_wheel.py, tests/test_plugins.py) ----------
+# --- a fresh venv with the built wheel (tests/integrations/test_wheel.py, tests/engine/test_plugins.py) ----------
 
 import shutil  # noqa: E402
 import subprocess  # noqa: E402

@@ -2,7 +2,7 @@
 
 Shipped as ``memvet/schemas/memvet-config.schema.json`` so that editors
 (Even Better TOML / taplo, VS Code, JetBrains) validate and complete the
-table; ``tests/test_robust_config_schema.py`` checks the shipped file is
+table; ``tests/engine/test_robust_config_schema.py`` checks the shipped file is
 what this module generates and that it accepts and refuses what the models
 do. Regenerate it after changing an option::
 

@@ -2,7 +2,7 @@
 
 Written by hand from the contract (CONTRACT.md sections 1-3); the report
 schema is the report's shape, the context schema CONTRACT section 1. It is
-tested against the running server with schemathesis (tests/test_serve_openapi.py).
+tested against the running server with schemathesis (tests/integrations/test_serve_openapi.py).
 """
 
 from __future__ import annotations

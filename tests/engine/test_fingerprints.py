@@ -1,0 +1,75 @@
+"""Every report memvet gives on the corpora, pinned by a hash of its JSON.
+
+A refactor (the rule platform, the engine's stages, the text layer) must not
+change one byte of any report; a change of behaviour must show up here and
+be regenerated on purpose:
+
+    MEMVET_UPDATE_FINGERPRINTS=1 pytest -q tests/engine/test_fingerprints.py
+
+Inputs: the bundled examples, the real-answer corpora (../shared/corpus/real,
+tests/data/real, tests/data/tune) against their batch contexts, every item of
+the labelled dev corpus, and generated benchmark answers (valid and faulty).
+Each report is `memvet check --format json` as the CLI prints it, with the
+built-in defaults (config={}), so a config file nearby changes nothing.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+import memvet
+from memvet.evaluate import item_context, item_output, load_corpus
+from memvet.formats import format_json
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = REPO.parent / "shared" / "corpus"
+PINNED = REPO / "tests" / "fingerprints" / "reports.json"
+
+
+def _answer_sets():
+    """(name, raw answer, context) of every real answer with its batch."""
+    roots = [(SHARED / "real", SHARED / "transcripts"),
+             (REPO / "tests" / "data" / "real", REPO / "tests" / "data" / "real" / "transcripts"),
+             (REPO / "tests" / "data" / "tune", REPO / "tests" / "data" / "tune" / "transcripts")]
+    for root, contexts in roots:
+        for answer in sorted((root / "answers").glob("*/*.txt")):
+            batch = answer.name.split(".")[0]
+            ctx = contexts / answer.parent.name / f"{batch}.json"
+            yield f"{root.name}/{answer.parent.name}/{answer.name}", answer.read_text("utf-8"), json.loads(ctx.read_text("utf-8"))
+
+
+def _inputs():
+    yield "examples/output.json", (REPO / "examples" / "output.json").read_text("utf-8"), \
+        json.loads((REPO / "examples" / "context.json").read_text("utf-8"))
+    yield from _answer_sets()
+    for item in load_corpus(SHARED / "dev" / "memories.jsonl"):
+        yield f"dev/{item['id']}", item_output(item), item_context(item)
+    from benchmarks.generate import make_answers
+    for rate in (0.0, 1.0):
+        for n, answer in enumerate(make_answers(40, seed=11, fault_rate=rate)):
+            yield f"bench/rate{rate}/{n}", answer.raw, answer.context
+
+
+def fingerprints() -> dict[str, str]:
+    out = {}
+    for name, raw, context in _inputs():
+        report = memvet.validate(raw, context, config={})
+        out[name] = hashlib.sha256(format_json(report).encode("utf-8")).hexdigest()[:16]
+    return out
+
+
+def test_reports_are_the_pinned_ones():
+    if not SHARED.is_dir():
+        pytest.fail(f"the shared corpora are missing: {SHARED}")
+    got = fingerprints()
+    if os.environ.get("MEMVET_UPDATE_FINGERPRINTS"):
+        PINNED.parent.mkdir(parents=True, exist_ok=True)
+        PINNED.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n", "utf-8")
+    pinned = json.loads(PINNED.read_text("utf-8"))
+    changed = sorted(k for k in got.keys() & pinned.keys() if got[k] != pinned[k])
+    assert got.keys() == pinned.keys(), (sorted(got.keys() - pinned.keys())[:5], sorted(pinned.keys() - got.keys())[:5])
+    assert not changed, f"{len(changed)} reports changed, e.g. {changed[:8]}; regenerate on purpose (see the module docstring)"
