@@ -163,6 +163,11 @@ def _read_toml(path: Path) -> dict[str, Any]:
         message = str(exc)
         m = _TOML_POSITION.search(message)
         where = f"{path}:{m.group(1)}:{m.group(2)}" if m else str(path)
+        if m is None and message.endswith("(at end of document)"):
+            # tomllib names no line here: the error is where the text ends (an unclosed array...).
+            lines = text.split("\n")
+            where = f"{path}:{len(lines)}:{len(lines[-1]) + 1}"
+            message = message[:-len("(at end of document)")].rstrip()
         raise ConfigError(f"not valid TOML: {_TOML_POSITION.sub('', message)}", file=where) from None
 
 
