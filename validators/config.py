@@ -139,6 +139,9 @@ def config_from_dict(data: dict[str, Any], *, source: str | None = None, prefix:
     except ValidationError as exc:
         err = exc.errors()[0]
         msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+        if not prefix and tuple(err["loc"][:1]) == ("tool",):
+            # The commonest slip: a pyproject-style table pasted into memvet.toml.
+            msg += " (memvet.toml holds the keys of [tool.memvet] at its top level: drop the 'tool.memvet.' prefix)"
         raise ConfigError(msg, file=source, field=_field((prefix, *err["loc"]))) from None
 
 
