@@ -75,6 +75,16 @@ def runs_remote(line: str) -> bool:
     return shell_like and RUN_REMOTE.search(line) is not None
 
 
-def dangerous(line: str, send_words: _Matcher, secret_words: _Matcher) -> bool:
-    """A line that runs a download or ships secrets away -- an injection whoever it addresses."""
-    return runs_remote(line) or sends_secrets(line, send_words, secret_words)
+def weakens_safeguards(line: str, disable_words: _Matcher, safeguard_words: _Matcher) -> bool:
+    """A line that tells to switch a safeguard off: ``--no-verify``, 关闭 pre-commit 检查, skip code review."""
+    return "--no-verify" in line or (disable_words.search(line) is not None
+                                     and safeguard_words.search(line) is not None)
+
+
+def dangerous(line: str, send_words: _Matcher, secret_words: _Matcher,
+              disable_words: _Matcher | None = None, safeguard_words: _Matcher | None = None) -> bool:
+    """A line that runs a download, ships secrets away or switches a safeguard off -- an
+    injection whoever it addresses (the last only when both word lists are given)."""
+    return (runs_remote(line) or sends_secrets(line, send_words, secret_words)
+            or (disable_words is not None and safeguard_words is not None
+                and weakens_safeguards(line, disable_words, safeguard_words)))

@@ -967,7 +967,9 @@ class InjectedInstruction(Rule):
         previous instructions", "AI assistants", "from now on", 忽略之前的指令,
         AI 助手, 以后所有项目...), run a download in a shell (``curl … | sh``,
         ``wget … | sudo bash``, ``bash <(curl …)``, ``sh -c "$(curl …)"``,
-        ``iex (iwr …)``) or send secrets to a URL or an address. The memory
+        ``iex (iwr …)``), send secrets to a URL or an address, or switch a
+        safeguard off (``disable_words`` with ``safeguard_words``: 关闭
+        pre-commit 检查, skip code review; ``--no-verify``). The memory
         (folded too) is dropped when it is a directive (``directive_words``:
         must, always, 应, 必须, 每次...; or ``instruction_words``: run, fetch,
         send, disable, push, 执行, 发送, 跳过...) or runs a download, and either it runs
@@ -1056,6 +1058,19 @@ class InjectedInstruction(Rule):
             "api key", "api keys", "api_key", "apikey", "ssh key", "ssh keys", "private key", "id_rsa", "keys",
             "密钥", "秘钥", "令牌", "密码", "凭据", "凭证", "环境变量", "私钥", "源码", "源代码",
         ]
+        #: A line of untrusted text with one of ``disable_words`` and one of ``safeguard_words``
+        #: (or ``--no-verify``) tells the agent to switch a safeguard off: injected, whoever it
+        #: addresses, like a download run by a shell.
+        disable_words: list[str] = ["disable", "skip", "bypass", "turn off", "switch off", "circumvent",
+                                    "关闭", "关掉", "跳过", "禁用", "绕过", "绕开", "停用"]
+        safeguard_words: list[str] = [
+            "pre-commit", "git hooks", "hook", "hooks", "check", "checks", "lint", "linter", "linting",
+            "code review", "review", "secret scanning", "secret scanner", "secret scan", "scanner",
+            "ssl verification", "certificate verification", "signature verification", "branch protection",
+            "2fa", "mfa", "memvet",
+            "钩子", "检查", "校验", "扫描", "审查", "评审", "代码审查", "安全检查", "分支保护", "签名验证",
+            "证书验证", "二次验证",
+        ]
         min_support: float = 0.5
         min_support_with_anchor: float = 0.3
         margin_over_user: float = 0.2
@@ -1102,7 +1117,8 @@ class InjectedInstruction(Rule):
         if key is None:
             key = self.__dict__["_origin_key"] = (
                 "P003.origin:" + str(hash((tuple(self.options.injection_markers), tuple(self.options.send_words),
-                                           tuple(self.options.secret_words)))))
+                                           tuple(self.options.secret_words), tuple(self.options.disable_words),
+                                           tuple(self.options.safeguard_words)))))
         memo = ctx.batch.memo
         found = memo.get(key)
         if found is None:
@@ -1110,19 +1126,26 @@ class InjectedInstruction(Rule):
         return found
 
     def _dangerous(self, text: str) -> bool:
+        """Runs a download or ships secrets: a memory doing so with a copied anchor is dropped outright."""
         return dangerous(text, option_matcher(self, "send_words"), option_matcher(self, "secret_words"))
+
+    def _injected_line(self, line: str) -> bool:
+        """A line of untrusted text that is an injection whoever it addresses (safeguards switched
+        off too; a memory repeating one still needs the support below: "skip" is an instruction word)."""
+        return dangerous(line, option_matcher(self, "send_words"), option_matcher(self, "secret_words"),
+                         option_matcher(self, "disable_words"), option_matcher(self, "safeguard_words"))
 
     def _injected_lines(self, text: str) -> list[str]:
         """The lines of (folded) untrusted ``text`` that read like an injection, each with the next two."""
         markers = option_matcher(self, "injection_markers")
         # One search over the whole text first: a line that matches makes the text match
         # (a line ends at a newline, which no marker or command pattern needs).
-        if markers.search(text) is None and not self._dangerous(text):
+        if markers.search(text) is None and not self._injected_line(text):
             return []
         lines = text.split("\n")
         out: list[str] = []
         for i, line in enumerate(lines):
-            if markers.search(line) or self._dangerous(line):
+            if markers.search(line) or self._injected_line(line):
                 # The instruction may run on to the next lines.
                 out.append("\n".join(lines[i:i + 3]))
         return out

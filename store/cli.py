@@ -207,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
                 return _emit(args, m, f"{m['id']}: {m['status']} (confirmed by {args.by})")
             if args.review_action == "invalidate":
                 m = store.invalidate(args.id, reason=args.reason, by=args.by)
-                return _emit(args, m, f"{m['id']}: invalid ({args.reason})")
+                return _emit(args, m, f"{m['id']}: invalid ({m['reason']})")  # as stored: redacted
             if args.review_action == "restore":
                 m = store.restore(args.id, by=args.by)
                 return _emit(args, m, f"{m['id']}: {m['status']} (restored by {args.by})")
@@ -236,7 +236,8 @@ def run(args: argparse.Namespace) -> int:
             return _emit(args, out, text)
         if action == "close-task":
             n = store.close_task(args.task_id)
-            return _emit(args, {"task_id": args.task_id, "archived": n}, f"{args.task_id}: {n} task state(s) archived")
+            task_id = store.redacted(args.task_id)  # the id as stored: a token typed as an id is not echoed
+            return _emit(args, {"task_id": task_id, "archived": n}, f"{task_id}: {n} task state(s) archived")
         if action == "add":
             mid = store.write(args.kind, args.content, scope=args.scope, task_id=args.task_id,
                               source=args.source, confirmed_by=args.confirmed_by)

@@ -322,8 +322,12 @@ class Store:
         """
         routing = self.config.routing
         content = _redacted(content, self.config)  # by hand or not, no secret reaches the store
-        record: dict[str, Any] = {"kind": kind, "content": content, "source": list(source),
-                                  "confirmed_by": list(confirmed_by), "status": "active"}
+        # Nor through the other fields a recalled memory carries (a token pasted as --source...).
+        scope, task_id = _redacted(scope, self.config), _redacted(task_id, self.config)
+        record: dict[str, Any] = {"kind": kind, "content": content,
+                                  "source": [_redacted(x, self.config) for x in source],
+                                  "confirmed_by": [_redacted(x, self.config) for x in confirmed_by],
+                                  "status": "active"}
         if kind == "task_state":
             record.update(task_id=task_id, scope=f"task:{task_id}",
                           namespace=routing.namespaces.get("task_state", "task-{task_id}").format(
@@ -427,8 +431,13 @@ class Store:
         """``id -> {"messages": [{"id", "role", "content"}], "codes": [...]}`` kept at commit."""
         return self.backend.evidence(list(memory_ids))
 
+    def redacted(self, text: str) -> str:
+        """``text`` as the store keeps it: what the configured privacy rules find replaced by placeholders."""
+        return _redacted(text, self.config)
+
     def close_task(self, task_id: str) -> int:
         """Close a task: archive its task state (``on_task_close``). Returns how many were archived."""
+        task_id = _redacted(task_id, self.config)  # stored redacted (write, commit): found the same way
         b = self.backend
         with b.transaction() as c:
             live = b.find(kinds=("task_state",), statuses=("active", "pending", "conflict"), task_id=task_id, c=c)

@@ -14,6 +14,7 @@ from typing import Callable, Sequence
 
 from . import __version__
 from .config import Config, discover_config, load_config_file
+from .error_text import scrubbed
 from .errors import MemvetError
 
 EXIT_OK, EXIT_REJECT, EXIT_USAGE = 0, 1, 2
@@ -140,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return runners[args.command](args)
     except MemvetError as exc:
-        print(f"memvet: error: {exc}", file=sys.stderr)
+        print(f"memvet: error: {scrubbed(exc)}", file=sys.stderr)  # the refused text may be a token
         return EXIT_USAGE
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -145,6 +145,9 @@ def config_from_dict(data: dict[str, Any], *, source: str | None = None, prefix:
     except ValidationError as exc:
         err = exc.errors()[0]
         msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+        if not prefix and tuple(err["loc"][:1]) == ("tool",):
+            # The commonest slip: a pyproject-style table pasted into memvet.toml.
+            msg += " (memvet.toml holds the keys of [tool.memvet] at its top level: drop the 'tool.memvet.' prefix)"
         raise ConfigError(msg, file=source, field=_field((prefix, *err["loc"]))) from None
 
 
@@ -169,6 +172,11 @@ def _read_toml(path: Path) -> dict[str, Any]:
         message = str(exc)
         m = _TOML_POSITION.search(message)
         where = f"{path}:{m.group(1)}:{m.group(2)}" if m else str(path)
+        if m is None and message.endswith("(at end of document)"):
+            # tomllib names no line here: the error is where the text ends (an unclosed array...).
+            lines = text.split("\n")
+            where = f"{path}:{len(lines)}:{len(lines[-1]) + 1}"
+            message = message[:-len("(at end of document)")].rstrip()
         raise ConfigError(f"not valid TOML: {_TOML_POSITION.sub('', message)}", file=where) from None
 
 

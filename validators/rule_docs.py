@@ -80,7 +80,9 @@ def rule_text(cls: type, origin: str, options: BaseModel, action: str, source: s
     rows = _option_rows(options)
     if rows:
         where = f"as configured in {source}" if source else "defaults; no config file found"
-        out += ["", f"Options ({where}; set them under [tool.memvet.rules.{cls.code}]):"]
+        # A memvet.toml holds the [tool.memvet] table itself: its rule tables are [rules.CODE].
+        table = f"rules.{cls.code}" if source and Path(source).name == "memvet.toml" else f"tool.memvet.rules.{cls.code}"
+        out += ["", f"Options ({where}; set them under [{table}]):"]
         defaults = {name: value for name, value, _ in _option_rows(type(options))}
         for name, value, description in rows:
             mark = "" if value == defaults.get(name) else "    # configured; default: " + _json(defaults.get(name))

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .config import Config, config_from_dict
+from .error_text import scrubbed
 from .errors import ContextError, MemvetError
 
 JSON_TYPE = "application/json"
@@ -138,9 +139,9 @@ def validate_job(raw: bytes) -> tuple[int, str]:
         engine = _engine(config_key(body))
         report = engine.validate(body["output"], _context(body["context"]))
     except HTTPError as exc:
-        return exc.status, _error_body(exc.message)
+        return exc.status, _error_body(scrubbed(exc.message))
     except MemvetError as exc:
-        return 400, _error_body(str(exc))
+        return 400, _error_body(scrubbed(exc))  # a key of the request's config/context may be a token
     # The formatter `memvet check --format json` uses, and print()'s newline.
     return 200, default_registry().formats["json"](report, source="<request>", color=False) + "\n"
 

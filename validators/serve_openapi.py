@@ -23,7 +23,7 @@ _MESSAGE = {
 }
 _CONTEXT = {
     "type": "object",
-    "description": "The batch context (CONTRACT.md section 1); unknown keys are a 400.",
+    "description": "The batch context (docs/formats.md); unknown keys are a 400.",
     "required": ["messages"],
     "additionalProperties": False,
     "properties": {
@@ -48,7 +48,7 @@ _VIOLATION = {
 }
 _REPORT = {
     "type": "object",
-    "description": "Exactly what `memvet check --format json` prints (CONTRACT.md section 3).",
+    "description": "Exactly what `memvet check --format json` prints (docs/formats.md).",
     "required": ["ok", "violations", "records", "dropped", "output", "stats"],
     "properties": {
         "ok": {"type": "boolean"},

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memvet.config import Config
@@ -31,6 +31,7 @@ from memvet.engine import Engine
 from memvet.errors import ContextError
 from memvet.report import Report, Violation
 
+from .scrub import scrubber_for
 from .sources import Archive, StoredRecord, context_message
 
 #: Checks that read the cited messages.
@@ -238,7 +239,16 @@ def build_result(config: Config, stored: StoredRecord, prepared: Prepared, repor
     cleaned = None
     if verdict not in ("reject", "drop") and record is not None:
         cleaned = _cleaned(stored.record, report.output[0]["memories"][0], kind)
-    return RecordResult(stored.id, stored.where, verdict, findings, prepared.skipped, cleaned, kind,
+    # Fields the engine never rewrites (id, scene_name, taskId, source ids...) and the audit's
+    # own messages: a secret anywhere in the record is redacted in all of them too.
+    secrets = scrubber_for(config).secrets(stored.record, stored.id,
+                                           [f.message for f in prepared.findings if f is not None])
+    record_id = stored.id
+    if secrets:
+        record_id = secrets.scrub(stored.id) if isinstance(stored.id, str) else stored.id
+        findings = [replace(v, message=secrets.describe(v.message)) for v in findings]
+        cleaned = secrets.scrub_value(cleaned) if cleaned is not None else None
+    return RecordResult(record_id, stored.where, verdict, findings, prepared.skipped, cleaned, kind,
                         sorted(set(dropped_codes)))
 
 

@@ -24,6 +24,7 @@ from memvet.engine import Engine
 from memvet.errors import MemvetError
 
 from .check import RecordResult
+from .scrub import scrubber_for
 from .sources import Archive, StoredRecord
 
 
@@ -74,6 +75,7 @@ class CleanWriter:
 
     def _copy_archive(self, archive: Archive) -> None:
         redactor = Engine(self.config.model_copy(update={"select": ["P001", "P002"], "ignore": []}))
+        scrubber = scrubber_for(self.config)
         for path, lines in archive.iter_files():
             out = self._file("conversations/" + path.name)
             for _, raw, _ in lines:
@@ -84,6 +86,10 @@ class CleanWriter:
                     if clean != content:
                         self.redactions += 1
                         item = {**item, "content": clean}
+                # Ids and session keys too, with the same placeholders as the records' source ids.
+                secrets = scrubber.secrets(item)
+                if secrets:
+                    item = secrets.scrub_value(item)
                 out.write(_line(item))
 
     def _write_store(self) -> None:
