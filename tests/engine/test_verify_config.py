@@ -32,7 +32,7 @@ def test_an_error_at_the_end_of_the_document_names_its_line_and_column(tmp_path:
 
 def test_the_cli_says_it_with_exit_2(tmp_path: Path):
     (tmp_path / "memvet.toml").write_text("select = [\n", "utf-8")
-    repo = Path(__file__).parents[1]
+    repo = Path(__file__).parents[2]
     proc = subprocess.run([sys.executable, "-m", "memvet", "check", str(repo / "examples" / "output.json"),
                            "--context", str(repo / "examples" / "context.json")],
                           cwd=tmp_path, capture_output=True, text=True)

@@ -18,7 +18,7 @@ import pytest
 
 from memvet.serve import validate_job
 
-REPO = Path(__file__).parents[1]
+REPO = Path(__file__).parents[2]
 GH = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 SK = "sk-proj-" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe"
 
