@@ -33,7 +33,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import ConfigError
-from .rule import Action
+from .vocabulary import Action
 
 CONFIG_FILES = ("memvet.toml", "pyproject.toml")
 
