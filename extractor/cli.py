@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from memvet.errors import MemvetError
+from .stores import open_store_for  # noqa: F401 - its home moved; run_run uses it
 
 EXIT_OK, EXIT_REJECT, EXIT_USAGE = 0, 1, 2
 
@@ -197,14 +198,6 @@ def _emit(text: str, out: str | None) -> None:
 
 
 # --- memvet run ------------------------------------------------------------------------
-
-def open_store_for(path: str | None, config: Any) -> Any:
-    try:
-        from memvet.store import open_store
-    except ImportError:
-        raise MemvetError("memvet.store is not available in this installation", field="--store") from None
-    return open_store(path, config=config)  # None: the config's url or path, relative to its file
-
 
 def run_run(args: argparse.Namespace) -> int:
     from .sessions import Progress, read_messages, run_sessions

@@ -27,6 +27,7 @@ from memvet.errors import MemvetError
 from .client import EndpointSettings
 from .loopback import LoopbackServer, Reply, request_text
 from .sessions import RunSummary, read_messages, run_sessions
+from .stores import open_store_for
 
 SCRIPT = "script.json"
 _POOL_REF = re.compile(r"\{\{scene_id:([^}]+)\}\}")
@@ -119,7 +120,6 @@ class _Printer:
 def run_demo(folder: Path, *, store_path: str | None = None, config: Any = None, out: TextIO) -> int:
     from memvet.engine import Engine
 
-    from .cli import open_store_for
 
     script = load_script(folder)
     sessions = read_messages(folder / script.get("sessions", "sessions.jsonl"))

@@ -12,7 +12,7 @@ M          method          is a work_method really a method?
 W          write           is the write request routed safely? (seed 004)
 P          privacy         secrets, personal data, injected instructions
 Q          quality         duplicates and raw dumps
-E          engine          crashes and unused suppressions
+E          engine_faults   crashes and unused suppressions
 =========  ==============  =============================================
 
 A newcomer finds a rule from its code alone: the letter names the module.
@@ -26,7 +26,7 @@ from memvet.hookspecs import hookimpl
 from memvet.rule import Rule
 
 FAMILIES = ("shape", "identity", "typed", "language", "scenes", "gates", "method", "write", "privacy", "quality",
-            "engine")
+            "engine_faults")
 
 
 def rule_classes() -> list[type[Rule]]:

@@ -34,6 +34,7 @@ from itertools import pairwise
 from typing import Any, Iterable
 
 from memvet.rules import lexicon
+from memvet.rules._patterns import any_substring_pattern, literal_trie
 
 CJK_CHAR = r"\u3400-\u9fff\uf900-\ufaff"
 _CJK_RUN = re.compile(f"[{CJK_CHAR}]+")
@@ -652,8 +653,6 @@ def entry_filter(words: Iterable[str]) -> re.Pattern[str] | None:
     None when an entry has a character :func:`fold` is not checked for: the
     caller cannot exit early.
     """
-    from memvet.rules._wordmatch import any_substring_pattern
-
     entries = [w.strip() for w in words if w.strip()]
     if not all(map(foldable, entries)):
         return None
@@ -670,8 +669,6 @@ def _literal_pattern(literals: Iterable[str]) -> re.Pattern[str] | None:
     if not kept:
         return None
     # No kept literal is a prefix of another, so the longest-match trie is the plain one.
-    from memvet.rules._wordmatch import literal_trie
-
     return re.compile(literal_trie(kept))
 
 
@@ -696,8 +693,6 @@ class WordSearch:
         self.pattern = lexicon.compile_words(entries)
         self._literals: re.Pattern[str] | None = None
         if entries and all(map(foldable, entries)):
-            from memvet.rules._wordmatch import literal_trie
-
             self._literals = re.compile(literal_trie({fold(w) for w in entries}))
 
     def search(self, text: str, folded: str | None = None) -> re.Match[str] | None:

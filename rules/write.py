@@ -34,7 +34,8 @@ import re
 from functools import lru_cache
 from typing import Any, Iterable, Iterator
 
-from memvet.routing import KINDS, LONG_TERM_KINDS, task_fields
+from memvet.placement import task_fields
+from memvet.vocabulary import KINDS, LONG_TERM_KINDS
 from memvet.rule import Finding, Rule, RuleOptions
 
 from . import _text, lexicon

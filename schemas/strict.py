@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .documents import OUTPUT, load
+
 # Keywords strict mode rejects or ignores; the engine still enforces them.
 UNSUPPORTED = frozenset({
     "$schema", "$id", "title", "minLength", "maxLength", "minimum", "maximum",
@@ -65,8 +67,6 @@ def to_strict(schema: Any) -> Any:
 
 def strict_output_schema(*, wrap: bool = True) -> dict[str, Any]:
     """The extraction-output contract in strict mode, wrapped in an object root."""
-    from . import OUTPUT, load
-
     contract = load(OUTPUT)
     strict = to_strict(contract)
     if not wrap:

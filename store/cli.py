@@ -28,6 +28,7 @@ import json
 import sys
 from typing import Any, Callable
 
+from memvet.check_inputs import is_jsonl, read_input as _read
 from memvet.errors import MemvetError
 
 EXIT_OK, EXIT_REJECT, EXIT_USAGE = 0, 1, 2
@@ -169,7 +170,6 @@ def check_and_commit(engine: Any, args: argparse.Namespace, fmt: Callable[..., s
     A rejected report is printed and NOT committed (exit 1). Re-committing
     the same batch (same new messages) is a no-op.
     """
-    from memvet.cli_check import _read, is_jsonl
 
     from . import batch_key
 

@@ -14,8 +14,7 @@ from .errors import ConfigError, ContextError, MemvetError, PluginError
 from .hookspecs import hookimpl
 from .report import Report, Violation
 from .rule import Finding, Rule, RuleOptions
-
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = [
     "validate", "Engine", "Report", "Violation", "Rule", "RuleOptions", "Finding", "RuleContext",

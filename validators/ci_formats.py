@@ -31,6 +31,7 @@ from typing import Any, Iterable, TextIO
 from .registry import default_registry
 from .report import Report, Violation
 from .rule_docs import split_doc
+from .version import __version__
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -82,8 +83,6 @@ def help_uri(code: str) -> str | None:
 
 
 def _version() -> str:
-    from . import __version__
-
     return __version__
 
 

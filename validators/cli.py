@@ -65,7 +65,7 @@ def _cmd_rules(args: argparse.Namespace) -> int:
     reg = engine.registry
     rows = []
     for cls in reg.ordered():
-        bound = engine._bind(cls)
+        bound = engine.bind(cls)
         on = config.enabled(cls.code) or getattr(cls, "engine_only", False)
         rows.append({"code": cls.code, "name": cls.name, "action": bound.action, "enabled": bool(on),
                      "target": cls.target, "origin": reg.origins[cls.code], "summary": cls.summary()})
@@ -94,7 +94,7 @@ def _cmd_rule(args: argparse.Namespace) -> int:
     if cls is None:
         print(f"memvet: no rule has the code or name {args.code!r} (see `memvet rules`)", file=sys.stderr)
         return EXIT_USAGE
-    bound = engine._bind(cls)
+    bound = engine.bind(cls)
     print(rule_text(cls, reg.origins[cls.code], bound.rule.options, bound.action, config.source))
     return EXIT_OK
 

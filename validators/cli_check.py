@@ -26,11 +26,12 @@ import sys
 import time
 from collections import deque
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .errors import ContextError, MemvetError
-from .jsonl import decode_object, iter_lines
+from .check_inputs import JSONL_SUFFIXES, LineOutcome, decode_line, is_jsonl  # noqa: F401 - re-exported
+from .check_inputs import formatter_named as _formatter, read_input as _read
+from .jsonl import iter_lines
 
 EXIT_OK, EXIT_REJECT, EXIT_USAGE = 0, 1, 2
 
@@ -81,26 +82,6 @@ def _jobs(text: str) -> int:
     return n or (os.cpu_count() or 1)
 
 
-def _read(path: str) -> bytes:
-    if path == "-":
-        return sys.stdin.buffer.read()
-    try:
-        return Path(path).read_bytes()
-    except OSError as exc:
-        raise MemvetError(f"cannot read: {exc.strerror or exc}", file=path) from None
-
-
-def _formatter(name: str) -> Callable[..., str]:
-    from .registry import default_registry
-
-    formats = default_registry().formats
-    # --format is case-insensitive, also for a plugin's format whose name has capitals.
-    name = next((known for known in formats if known.lower() == name.lower()), name)
-    if name not in formats:
-        raise MemvetError(f"unknown format {name!r} (known: {', '.join(sorted(formats))})", field="--format")
-    return formats[name]
-
-
 def _config(args: argparse.Namespace) -> Any:
     from .cli import load_config
 
@@ -108,14 +89,6 @@ def _config(args: argparse.Namespace) -> Any:
     if args.show_unused_ignores and not config.show_unused_ignores:
         config = config.model_copy(update={"show_unused_ignores": True})
     return config
-
-
-JSONL_SUFFIXES = (".jsonl", ".ndjson")
-
-
-def is_jsonl(args: argparse.Namespace) -> bool:
-    """A ``.jsonl`` file, or stdin without ``--context``: one {context, output} object per line."""
-    return args.output.endswith(JSONL_SUFFIXES) or (args.output == "-" and args.context is None)
 
 
 @dataclass
@@ -231,25 +204,6 @@ def _run_check(args: argparse.Namespace, shared: Shared | None = None) -> int:
 
 CHUNK_LINES = 32          # lines per task sent to a worker process
 WINDOW_PER_JOB = 4        # chunks in flight per worker (bounds memory, keeps order)
-
-
-@dataclass(slots=True)
-class LineOutcome:
-    """What checking one JSONL line produced, small enough to send between processes."""
-
-    line: int
-    ok: bool = True
-    text: str | None = None      # the formatted report (every format but sarif)
-    violations: list[Any] | None = None  # sarif: the violations, merged into one log
-    error: str | None = None     # a caller error on this line
-
-
-def decode_line(path: str, n: int, line: bytes) -> dict[str, Any]:
-    """Parse one JSONL line; ContextError naming ``path:n`` when it is not a {context, output} object."""
-    item = decode_object(path, n, line, what='an object with "context" and "output"')
-    if "context" not in item or "output" not in item:
-        raise ContextError('each line must be an object with "context" and "output"', file=f"{path}:{n}")
-    return item
 
 
 def iter_jsonl(path: str) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .batchfacts import FactsOptions
 from .errors import ConfigError
-from .rule import Action
+from .vocabulary import Action
 
 CONFIG_FILES = ("memvet.toml", "pyproject.toml")
 

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .rule import Action
+from .vocabulary import Action
 
 
 @dataclass(slots=True)

@@ -45,32 +45,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from .engine import RuleContext
+from .placement import namespace_for, task_fields, task_id_of  # noqa: F401 - re-exported
+from .vocabulary import KINDS, LONG_TERM_KINDS, STATUSES, TTLS  # noqa: F401 - re-exported, their home
 
-KINDS = ("project_fact", "task_state", "code_preference")
-LONG_TERM_KINDS = ("project_fact", "code_preference")
-STATUSES = ("active", "pending", "conflict", "invalid", "archived")
-TTLS = ("none", "on_task_close", "review_quarterly")
+if TYPE_CHECKING:
+    from .rule_context import RuleContext
 
 # "commit 3e1f0aa" / "commit: 3e1f0aa" or a web link to a commit.
 _COMMIT = re.compile(r"\bcommit[:\s]\s*([0-9a-f]{7,40})\b|/commits?/([0-9a-f]{7,40})\b", re.IGNORECASE)
-
-
-def task_id_of(record: dict[str, Any]) -> str | None:
-    """The task a record belongs to: its scene's id, or a new scene's name."""
-    return record.get("scene_id") or record.get("new_scene_name") or None
-
-
-def namespace_for(kind: str, *, repo: str, task_id: str | None, templates: dict[str, str]) -> str | None:
-    """Render the namespace template of ``kind`` (None for a kind without one)."""
-    template = templates.get(kind)
-    if template is None:
-        return None
-    try:
-        return template.format(repo=repo, task_id=task_id or "")
-    except (KeyError, IndexError, ValueError):
-        return template
 
 
 def scope_for(routing: Any) -> str:
@@ -146,19 +128,6 @@ def _provenance(record: dict[str, Any], messages: list[Any],
     if isinstance(content, str) and ("ommit" in content or "OMMIT" in content):  # commits_in's own test, inlined
         source.extend(f"commit:{sha}" for sha in commits_in(content))
     return (list(dict.fromkeys(source)) if len(source) > 1 else source), confirmed
-
-
-def task_fields(record: dict[str, Any], ctx: Any) -> dict[str, Any]:
-    """The fields that make ``record`` a task_state write (used by W005/W006 reroutes)."""
-    routing = ctx.config.routing
-    task_id = task_id_of(record)
-    return {
-        "kind": "task_state",
-        "namespace": namespace_for("task_state", repo=routing.repo, task_id=task_id, templates=routing.namespaces),
-        "task_id": task_id,
-        "ttl": routing.ttl.get("task_state", "on_task_close"),
-        "scope": f"task:{task_id}" if task_id else None,
-    }
 
 
 def _placement_memo(routing: Any, ctx: Any) -> dict[Any, tuple[str | None, str | None]]:

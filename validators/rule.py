@@ -17,26 +17,17 @@ from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from .vocabulary import ACTIONS, MEMORY_TYPES, TARGETS, Action, Target
+
 if TYPE_CHECKING:
-    from .engine import RuleContext
+    from .rule_context import RuleContext
 
-Action = Literal["reject", "drop", "fix", "warn"]
-#: How sure a finding is (CONTRACT.md section 3): a "low" finding never rejects
-#: or drops by default (config ``low_confidence``); the LLM judge is asked about it.
+#: How sure a finding is: a "low" finding never rejects or drops by default
+#: (config ``low_confidence``); the LLM judge is asked about it.
 Confidence = Literal["high", "low"]
-ACTIONS: tuple[Action, ...] = ("reject", "drop", "fix", "warn")
 
-# What a rule looks at:
-#   "parse"   the ParseResult of the raw answer (the S parse-stage rules)
-#   "output"  the whole parsed output (a list of scenes), once per run
-#   "scene"   each well-formed scene dict
-#   "memory"  each well-formed memory dict (ctx.scene is its scene)
-#   "record"  each routed write request (after decide; the W family)
-Target = Literal["parse", "output", "scene", "memory", "record"]
-TARGETS: tuple[Target, ...] = ("parse", "output", "scene", "memory", "record")
-
-#: The memory ``type`` values of the contract; what ``Rule.types`` may list.
-MEMORY_TYPES: tuple[str, ...] = ("work_fact", "work_task", "work_method", "work_artifact")
+__all__ = ["ACTIONS", "MEMORY_TYPES", "TARGETS", "Action", "Confidence", "Target", "Finding", "NoOptions", "Rule",
+           "RuleOptions"]
 
 
 class NoOptions(BaseModel):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .version import __version__
+
 _MESSAGE = {
     "type": "object",
     "required": ["id", "sessionKey", "role", "content"],
@@ -95,8 +97,6 @@ def _errors(*codes: int) -> dict[str, Any]:
 
 
 def openapi_document(*, token: bool = False) -> dict[str, Any]:
-    from . import __version__
-
     security = [{"bearer": []}] if token else []
     doc: dict[str, Any] = {
         "openapi": "3.1.0",

@@ -104,7 +104,7 @@ class Auditor:
         cls = engine.registry.rules.get(code)
         if cls is None or not self.config.enabled(code):
             return None  # switched off by the user's config: not emitted (and not claimed as passed)
-        bound = engine._bind(cls)
+        bound = engine.bind(cls)
         return Violation(code, cls.name, action or bound.action, path, message, "memvet.audit")
 
     # --- prepare -------------------------------------------------------------------

@@ -26,6 +26,7 @@ import json
 from typing import Any, Iterable, Iterator
 
 from memvet.config import Config, resolve_config
+from memvet.check_inputs import LineOutcome, decode_line, formatter_named as _formatter
 from memvet.errors import ContextError, MemvetError
 
 #: Rows per Ray dataset sent at once by the CLI drivers (bounds driver memory).
@@ -124,7 +125,6 @@ class MemvetValidator:
         self.fmt_name = fmt
         self.source = source
         if fmt is not None:
-            from memvet.cli_check import _formatter
 
             self.fmt = _formatter(fmt)
 
@@ -142,7 +142,6 @@ class MemvetValidator:
         return result
 
     def _one(self, out: dict[str, list[Any]], line: Any, n: Any, context: Any, output: Any) -> None:
-        from memvet.cli_check import decode_line
 
         where = f"{self.source}:{n}" if n is not None else self.source
         try:
@@ -196,7 +195,6 @@ def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
 def check_outcomes(path: str, config: Config, fmt: str, *, address: str | None = None,
                    workers: int = 1) -> Iterator[Any]:
     """``memvet check FILE.jsonl --engine ray``: a :class:`~memvet.cli_check.LineOutcome` per line, in order."""
-    from memvet.cli_check import LineOutcome
     from memvet.jsonl import iter_lines
     from memvet.report import Violation
 

@@ -17,7 +17,7 @@ class _EngineRule(Rule):
     target = "output"
 
     def check(self, target: Any, ctx: Any) -> Iterator[Finding]:
-        return iter(())  # emitted by memvet.engine, never by a check
+        return iter(())  # emitted by the engine stages (memvet.findings, memvet.verdict), never by a check
 
 
 class RuleCrashed(_EngineRule):
