@@ -35,7 +35,7 @@ from .report import Report
 from .rule import Rule
 from .rule_context import RuleContext
 from .run_state import Run
-from .secret_scan import redact_text, scrubbed_error
+from .secret_scan import redact_text, scrubbed_error, secret_finders
 from .verdict import engine_failure, finish
 
 __all__ = ["Engine", "RuleContext", "engine_for", "validate"]
@@ -92,6 +92,11 @@ class Engine:
         """``text`` with what the privacy rules find in it replaced by placeholders (free text
         that reaches the store outside an answer: a hand-written memory, a reason)."""
         return redact_text(self.table, text)
+
+    def secret_finders(self) -> list[tuple[str, Any]]:
+        """``(code, find_secrets)`` of every enabled rule that registers batch secrets (P001, P002,
+        a plugin's): what this engine redacts in an answer, for callers that scrub other data."""
+        return secret_finders(self.table)
 
 
 @cache

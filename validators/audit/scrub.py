@@ -21,7 +21,7 @@ class Scrubber:
     def __init__(self, engine: Engine):
         # The engine's own finders: every enabled rule that registers batch secrets
         # (P001, P002, a plugin's), exactly what it redacts in an answer.
-        self._finders: list[tuple[str, Callable[[str], list[tuple[str, str]]]]] = engine._secret_finders()
+        self._finders: list[tuple[str, Callable[[str], list[tuple[str, str]]]]] = engine.secret_finders()
 
     def secrets(self, *values: Any) -> SecretSet:
         """Everything P001/P002 would redact in any string of ``values`` (keys included)."""

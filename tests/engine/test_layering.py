@@ -15,7 +15,7 @@ import ast
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_DIRS = {"memvet": "validators", "memvet.rules": "rules", "memvet.extractor": "extractor",
                 "memvet.schemas": "schemas", "memvet.store": "store", "memvet.demo": "examples/demo"}
 
@@ -30,6 +30,7 @@ RULE_API = {
     "memvet.hookspecs": "hookimpl (the built-in plugin registers like any other)",
     "memvet.parse": "the S rules look at the ParseResult",
     "memvet.contract": "S004 reports the contract's schema errors",
+    "memvet.batchfacts": "what each message of the batch does (ctx.facts), the batch-level text layer",
 }
 
 #: Modules that may import memvet modules inside functions, and why (none of them hides a cycle:
