@@ -215,7 +215,10 @@ _TEST_RESULT = re.compile(
     r"(?i)\b\d+\s+(?:passed|failed|passing|failing|tests?|skipped|errors?)\b|\btests?:\s*\d+|(?:通过|失败)\s*\d+|"
     r"\d+\s*(?:个)?(?:测试)?(?:通过|失败)")
 # A fenced block; a message cut short may leave the last one open (it runs to the end).
-_FENCE = re.compile(r"(?ms)^[ \t]*(`{3,}|~{3,})[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)")
+_FENCE = re.compile(r"(?ms)^[ \t]*(`{3,}|~{3,})([^\n]*)\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)")
+#: A fence info string that names the file the block is for: "css:app/static/style.css"
+#: (Cursor / Copilot chat), "python path=src/x.py", "src/x.py" alone.
+_INFO_PATH = re.compile(r"^\s*(?:[\w+#.-]+[: ](?:\s*(?:path|file)=)?|(?:path|file)=)?\s*(\S+)\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -341,7 +344,7 @@ def compute(batch: Batch, options: FactsOptions | None = None) -> BatchFacts:
 
 def _file_blocks(text: str) -> tuple[tuple[str, ...], str]:
     """``(files written, text written)`` of an assistant message's file blocks (none: ``((), "")``)."""
-    blocks = [b.group(2) for b in _FENCE.finditer(text)]
+    blocks = [b.group(3) for b in _FENCE.finditer(text)]
     files = _block_files(text) if blocks else ()
     return (files, "\n".join(blocks)) if files else ((), "")
 
@@ -393,7 +396,12 @@ def _block_files(text: str) -> tuple[str, ...]:
     """
     found: list[str] = []
     for b in _FENCE.finditer(text):
-        first = b.group(2).split("\n", 1)[0].strip()
+        info = _INFO_PATH.match(b.group(2))
+        named = info.group(1) if info else ""
+        if named and ((("/" in named or "\\" in named) and _PATH_CHARS.fullmatch(named)) or _EXT.fullmatch(named)):
+            found.append(named)  # the fence itself names the file
+            continue
+        first = b.group(3).split("\n", 1)[0].strip()
         head = _PATH_CHARS.fullmatch(first) or _EXT.fullmatch(first)
         if head is None:
             lines = [ln for ln in text[max(0, b.start() - 600):b.start()].splitlines() if ln.strip()]
