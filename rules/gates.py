@@ -303,8 +303,11 @@ class StrippingTest(_Gate):
         narration = self._narrated(content)
         if narration is None or not _sources.shows_edits(ctx, memory):
             return None
-        if memory.get("type") == ARTIFACT and narration.lower() in self._creation:
-            return None  # "Created the E2E plan in notes/plans/": the artifact memory's own subject
+        if (memory.get("type") == ARTIFACT and narration.lower() in self._creation
+                and (memory.get("metadata") or {}).get("artifact_type") != "commit"):
+            # "Created the E2E plan in notes/plans/": the artifact memory's own subject
+            # (a commit artifact told as "Created X" is the commit log, though).
+            return None
         if self._narration_keep.search(self._not_keep.mask(view.stripped)):
             return None
         if _sources.user_prose_support(ctx, memory, view.stripped) >= self.options.user_share:

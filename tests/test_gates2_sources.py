@@ -27,3 +27,16 @@ def test_user_prose_drops_pasted_code_and_logs_keeps_words():
     prose = user_prose(text)
     assert "look more 3d" in prose and "current loader" in prose and "我希望保持扁平" in prose
     assert "border" not in prose and "Traceback" not in prose and "{" not in prose
+
+
+def test_running_a_writing_command_is_a_write_a_reading_one_is_not():
+    from memvet.batchfacts import FactsOptions, message_facts
+    from memvet.context import Message
+
+    def tool(text):
+        return message_facts(Message(id="m1", sessionKey="s", role="tool", content=text, timestamp=0), 0,
+                             FactsOptions())
+    commit = tool("Running git commit -m \"fix: x\"\nRunning git push origin main")
+    assert "writes" in commit.acts and commit.commands[0].startswith("git commit")
+    assert "writes" not in tool("Running git log --oneline -3\n9a6175d add content field").acts
+    assert "writes" in tool("$ mv a.md notes/a.md").acts

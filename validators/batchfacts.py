@@ -209,7 +209,12 @@ def _paths(text: str) -> list[str]:
 
 _FILE_URL = re.compile(r"file://(/[^)\s>\]]+)")
 _COMMIT = re.compile(r"(?i)\bcommit(?:ted)?\s+(?:as\s+)?`?([0-9a-f]{7,40})\b|\[[\w/-]+ ([0-9a-f]{7,40})\]")
-_COMMAND = re.compile(r"(?im)(?:run command:|^\s*\$\s+|^\s*>\s*\$?\s*(?=\w+\s))(.+)$")
+# Shell prompts, SpecStory "Run command:", aider's "Running git commit -m ..." status line.
+_COMMAND = re.compile(r"(?im)(?:run command:|^\s*\$\s+|^\s*>\s*\$?\s*(?=\w+\s)|^running\s+(?=\S+\s))(.+)$")
+#: A command that changes the repository or its files: running it is a write.
+_WRITING_COMMAND = re.compile(r"^(?:sudo\s+)?(?:git\s+(?:commit|push|mv|rm|merge|rebase|revert|tag|apply|am|"
+                              r"cherry-pick|reset)|mv|rm|cp|mkdir|touch|sed\s+-i|npm\s+(?:install|uninstall|version)|"
+                              r"pip\s+(?:install|uninstall)|yarn\s+(?:add|remove)|pnpm\s+(?:add|remove))\b")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
 _TEST_RESULT = re.compile(
     r"(?i)\b\d+\s+(?:passed|failed|passing|failing|tests?|skipped|errors?)\b|\btests?:\s*\d+|(?:通过|失败)\s*\d+|"
@@ -435,7 +440,7 @@ def _tool_facts(m: Message, index: int, text: str, o: FactsOptions) -> MessageFa
     commands = tuple(c.strip() for c in _COMMAND.findall(text))
     tests = tuple(t.group(0) for t in _TEST_RESULT.finditer(text))
     acts = set()
-    if written or commits:
+    if written or commits or any(_WRITING_COMMAND.match(c) for c in commands):
         acts.add("writes")
     if read:
         acts.add("reads")
