@@ -104,6 +104,38 @@ def user_support(ctx: Any, memory: dict[str, Any], content: str) -> float:
     return _text.support(content, *evidence) or 0.0
 
 
+#: Lines a user pasted rather than wrote: fenced blocks, indented lines, lines that end like code
+#: (``;`` ``{`` ``}``), property or log lines ("border: 16px solid;", "Traceback ...").
+_FENCED = re.compile(r"(?ms)^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)")
+_PASTED_LINE = re.compile(r"(?m)^(?:[ \t]+\S.*|.*[;{}]\s*|\s*<[^>]+>.*|.*\b(?:Traceback|Error|at [\w.$]+\().*)$")
+
+
+def user_prose(text: str) -> str:
+    """What a user WROTE in a message: its text without the code, markup and logs it pasted."""
+    if "```" in text or "~~~" in text:
+        text = _FENCED.sub("\n", text)
+    return _PASTED_LINE.sub("", text)
+
+
+def user_prose_support(ctx: Any, memory: dict[str, Any], content: str) -> float:
+    """Like :func:`user_support`, but only against what users STATED (a position, a rule: not a
+    request or a question) in their own words (not the code they pasted): a change log that repeats
+    a pasted stylesheet, or that carries out "can you make the shadow stand out more", is not the
+    user's position told back."""
+    session = ctx.resolve_sources(memory)[1]
+
+    def compute() -> Evidence:
+        facts = ctx.facts
+        text = "\n".join(user_prose(m.content) for m in ctx.batch.messages
+                         if m.role == "user" and (session is None or m.sessionKey == session)
+                         and "states" in (acts := facts.of(m).acts) and "asks" not in acts)
+        return _text.terms_and_chars(text) if text.strip() else _NONE
+    evidence = ctx.memo(("memvet.sources:user-prose", session), compute)
+    if not evidence[0]:
+        return 0.0
+    return _text.support(content, *evidence) or 0.0
+
+
 def stated_support(ctx: Any, memory: dict[str, Any], content: str) -> float:
     """Share of the content (0..1) that the memory's source user messages STATE (a position, a rule; not a question)."""
     facts, texts = ctx.facts, []

@@ -144,7 +144,11 @@ class StrippingTest(_Gate):
         "X now calls Y", 已删除/修复了) while one of its sources shows that
         work being done (a tool edit or commit, an assistant file write or
         "done" report) fails even without a change verb of the list, unless
-        it keeps a cause, a rule or a decision, or a user of the batch said it.
+        it keeps a cause, a rule or a decision, or a user of the batch STATED
+        it (their own words: not a request or question, not code they
+        pasted). A fenced block whose info string names a file
+        (a fence opened as css:app/style.css) is a file write. A work_artifact that says
+        it created the asset it names is its job, not a change log.
 
     Why is this bad?
         "utils/format.ts 的 moment 已换成 dayjs" is in git history; as a
@@ -174,8 +178,19 @@ class StrippingTest(_Gate):
         ```json
         {"content": "src/undo.layers.js 的 takeSnapshot 现在调用 next() 再 store()。", "type": "work_fact", "priority": 75}
         ```
+        user: can you make the purple card shadow stand out more?
+        tool: Applied edit to app/static/css/style.css
+        ```json
+        {"content": "The .card purple box shadow was made more prominent with layered shadows.", "type": "work_fact",
+         "priority": 75}
+        ```
 
     Use instead:
+        user: I don't want hover effects on the cards, keep them flat.
+        tool: Applied edit to app/static/css/style.css
+        ```json
+        {"content": "The cards now have no hover effects and stay flat.", "type": "work_fact", "priority": 75}
+        ```
         user: 日志库换成 pino 吧，压测时 winston 光序列化就吃掉三成 CPU。
         ```json
         {"content": "用户决定将日志库从 winston 换成 pino，理由是压测中 winston 的序列化开销约占 30% CPU。", "type": "work_fact",
@@ -221,6 +236,9 @@ class StrippingTest(_Gate):
             "reorganized", "reorganised", "refactored", "committed", "replaced", "rewrote", "recreated", "converted",
             "implemented", "merged", "reverted", "bumped", "cleaned up", "switched", "wrote", "regrouped", "sorted",
             "extracted", "inlined", "adjusted", "modified", "tweaked", "staged", "pushed", "amended",
+            # A change told as an improvement is still a change ("Enhanced the loader with ...").
+            "made", "enhanced", "improved", "simplified", "weakened", "relaxed", "tightened", "installed",
+            "uninstalled", "rewired", "wrapped", "styled", "restyled",
             "已", "完成了", "新增了", "新增", "删除了", "修复了", "更新了", "实现了", "创建了", "重命名了", "提交了", "调整了",
             "修改了", "移除了", "补充了", "重构了", "恢复了",
         ]
@@ -230,14 +248,23 @@ class StrippingTest(_Gate):
             "was recreated", "was added", "were added", "was removed", "were removed", "was changed",
             "was fixed", "was moved", "were moved", "was resolved", "got corrupted", "now calls", "now uses",
             "now provides", "now contains", "now has", "has been", "have been", "committed",
+            # The new state of the code told as a result ("the card got a metallic look", "was made 3D").
+            "was made", "were made", "was given", "were given", "got a", "got an", "now keeps", "now returns",
+            "now shows", "now checks", "is now", "are now",
             "已删除", "已完成", "已更新", "已修复", "已实现", "已提交", "已重命名", "已添加", "已创建", "已修改", "已移除",
             "完成了", "修复了", "更新了", "实现了", "删除了", "新增了", "现在调用", "改成了", "改为了",
+            "变成了", "换成了", "加上了", "去掉了", "现在会", "现在使用", "现在返回", "已改为", "已换成",
         ]
         #: What keeps a narration of shown work: a cause, a rule, a decision (not a mere "fixed").
         narration_keep: list[str] = REASONS + CONDITIONS + DECISIONS + NORMATIVE + FUTURE_USE + [
             p for p in PROBLEMS if p not in ("修复", "fix", "fixed", "fixes")]
-        #: A narration this much of whose terms a user of the batch said carries the user's words.
+        #: A narration this much of whose terms a user of the batch STATED (in prose, not pasted
+        #: code; not a request or question) carries the user's words.
         user_share: float = 0.5
+        #: A work_artifact told with one of these records the asset it names (a plan, a doc, a
+        #: test file just made), which is its job; it is not a change log of that asset.
+        artifact_creation: list[str] = ["created", "wrote", "written", "added", "generated", "drafted",
+                                        "创建了", "新建了", "新增了", "编写了", "写了", "生成了", "起草了"]
 
     def __init__(self, options: Any = None):
         super().__init__(options)
@@ -247,6 +274,7 @@ class StrippingTest(_Gate):
         # "no narration word anywhere" as set lookups in the content's shared facts.
         self._may_narrate = WordFilter(o.narration_openers + o.narration_phrases)
         self._narration_keep = _text.WordSearch(o.narration_keep)
+        self._creation = frozenset(w.lower() for w in o.artifact_creation)
         self._change = _compile(o.change_verbs)
         self._keep = _text.WordSearch(o.keep_markers)
         self._not_keep = _text.WordSearch(o.not_keep)
@@ -275,10 +303,15 @@ class StrippingTest(_Gate):
         narration = self._narrated(content)
         if narration is None or not _sources.shows_edits(ctx, memory):
             return None
+        if (memory.get("type") == ARTIFACT and narration.lower() in self._creation
+                and (memory.get("metadata") or {}).get("artifact_type") != "commit"):
+            # "Created the E2E plan in notes/plans/": the artifact memory's own subject
+            # (a commit artifact told as "Created X" is the commit log, though).
+            return None
         if self._narration_keep.search(self._not_keep.mask(view.stripped)):
             return None
-        if _sources.user_support(ctx, memory, view.stripped) >= self.options.user_share:
-            return None  # the user's own instruction, told back: W/M rules judge it
+        if _sources.user_prose_support(ctx, memory, view.stripped) >= self.options.user_share:
+            return None  # the user's own instruction (their words, not code they pasted), told back
         return Finding(f"it narrates work that its sources show being done ({narration!r}) and leaves no cause, "
                        "rule or decision; the diff and the commit already hold it", path="/content")
 

@@ -209,13 +209,21 @@ def _paths(text: str) -> list[str]:
 
 _FILE_URL = re.compile(r"file://(/[^)\s>\]]+)")
 _COMMIT = re.compile(r"(?i)\bcommit(?:ted)?\s+(?:as\s+)?`?([0-9a-f]{7,40})\b|\[[\w/-]+ ([0-9a-f]{7,40})\]")
-_COMMAND = re.compile(r"(?im)(?:run command:|^\s*\$\s+|^\s*>\s*\$?\s*(?=\w+\s))(.+)$")
+# Shell prompts, SpecStory "Run command:", aider's "Running git commit -m ..." status line.
+_COMMAND = re.compile(r"(?im)(?:run command:|^\s*\$\s+|^\s*>\s*\$?\s*(?=\w+\s)|^running\s+(?=\S+\s))(.+)$")
+#: A command that changes the repository or its files: running it is a write.
+_WRITING_COMMAND = re.compile(r"^(?:sudo\s+)?(?:git\s+(?:commit|push|mv|rm|merge|rebase|revert|tag|apply|am|"
+                              r"cherry-pick|reset)|mv|rm|cp|mkdir|touch|sed\s+-i|npm\s+(?:install|uninstall|version)|"
+                              r"pip\s+(?:install|uninstall)|yarn\s+(?:add|remove)|pnpm\s+(?:add|remove))\b")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
 _TEST_RESULT = re.compile(
     r"(?i)\b\d+\s+(?:passed|failed|passing|failing|tests?|skipped|errors?)\b|\btests?:\s*\d+|(?:通过|失败)\s*\d+|"
     r"\d+\s*(?:个)?(?:测试)?(?:通过|失败)")
 # A fenced block; a message cut short may leave the last one open (it runs to the end).
-_FENCE = re.compile(r"(?ms)^[ \t]*(`{3,}|~{3,})[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)")
+_FENCE = re.compile(r"(?ms)^[ \t]*(`{3,}|~{3,})([^\n]*)\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)")
+#: A fence info string that names the file the block is for: "css:app/static/style.css"
+#: (Cursor / Copilot chat), "python path=src/x.py", "src/x.py" alone.
+_INFO_PATH = re.compile(r"^\s*(?:[\w+#.-]+[: ](?:\s*(?:path|file)=)?|(?:path|file)=)?\s*(\S+)\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -341,7 +349,7 @@ def compute(batch: Batch, options: FactsOptions | None = None) -> BatchFacts:
 
 def _file_blocks(text: str) -> tuple[tuple[str, ...], str]:
     """``(files written, text written)`` of an assistant message's file blocks (none: ``((), "")``)."""
-    blocks = [b.group(2) for b in _FENCE.finditer(text)]
+    blocks = [b.group(3) for b in _FENCE.finditer(text)]
     files = _block_files(text) if blocks else ()
     return (files, "\n".join(blocks)) if files else ((), "")
 
@@ -393,7 +401,12 @@ def _block_files(text: str) -> tuple[str, ...]:
     """
     found: list[str] = []
     for b in _FENCE.finditer(text):
-        first = b.group(2).split("\n", 1)[0].strip()
+        info = _INFO_PATH.match(b.group(2))
+        named = info.group(1) if info else ""
+        if named and ((("/" in named or "\\" in named) and _PATH_CHARS.fullmatch(named)) or _EXT.fullmatch(named)):
+            found.append(named)  # the fence itself names the file
+            continue
+        first = b.group(3).split("\n", 1)[0].strip()
         head = _PATH_CHARS.fullmatch(first) or _EXT.fullmatch(first)
         if head is None:
             lines = [ln for ln in text[max(0, b.start() - 600):b.start()].splitlines() if ln.strip()]
@@ -427,7 +440,7 @@ def _tool_facts(m: Message, index: int, text: str, o: FactsOptions) -> MessageFa
     commands = tuple(c.strip() for c in _COMMAND.findall(text))
     tests = tuple(t.group(0) for t in _TEST_RESULT.finditer(text))
     acts = set()
-    if written or commits:
+    if written or commits or any(_WRITING_COMMAND.match(c) for c in commands):
         acts.add("writes")
     if read:
         acts.add("reads")
