@@ -30,6 +30,7 @@ from .depth import MAX_ANSWER_DEPTH, pruned, too_deep
 from .context import Batch, Message, load_context
 from .errors import ConfigError, ContextError
 from .locations import annotator
+from .needs import TextLayer, declaration_met
 from .options import expand_extends
 from .parse import ParseResult, parse_output
 from .registry import Registry, default_registry
@@ -67,7 +68,7 @@ class _Bound:
     benchmark's timing wrapper does) refreshes it.
     """
 
-    __slots__ = ("_rule", "check", "code", "name", "action", "configured", "origin", "types", "pos")
+    __slots__ = ("_rule", "check", "code", "name", "action", "configured", "origin", "types", "pos", "needs")
 
     def __init__(self, rule: Rule, code: str, name: str, action: Action, configured: bool, origin: str,
                  types: frozenset[str] | None = None, pos: int = 0):
@@ -90,6 +91,8 @@ class _Bound:
     def rule(self, rule: Rule) -> None:
         self._rule = rule
         self.check = rule.check
+        #: The rule's declaration (memvet.needs.Needs): when check() can find anything at all.
+        self.needs = getattr(rule, "needs", None)
 
     def __repr__(self) -> str:
         return f"_Bound({self.code}, action={self.action!r})"
@@ -208,6 +211,8 @@ class Engine:
                 bound.pos = pos
             self.by_type[target] = {kind: [b for b in bounds if b.types is None or kind in b.types]
                                     for kind in (*MEMORY_TYPES, None)}
+        # Every word list of every enabled rule, in one automaton (the declarations' word hits).
+        self.text_layer = TextLayer([b.rule for bounds in self.by_target.values() for b in bounds])
 
     # --- setup ---------------------------------------------------------------
     def _check_config_codes(self) -> None:
@@ -431,6 +436,9 @@ class Engine:
         while bounds:
             restart = None
             for bound in bounds:
+                if bound.needs is not None and not declaration_met(bound.rule, bound.needs, current,
+                                                                   self.text_layer, ctx):
+                    continue  # the rule's declaration says check() cannot find anything here
                 # The hot loop: most calls find nothing, and a rule may then return
                 # an empty tuple instead of a generator (nothing to build, no list()).
                 try:

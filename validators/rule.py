@@ -80,6 +80,10 @@ class Rule:
     #: emitted (``ctx.original["type"]``: a method that M001 downgrades still
     #: meets the other method rules); for a record rule, the record's type.
     types: ClassVar[frozenset[str] | None] = None
+    #: What ``check()`` needs to find anything (:class:`memvet.needs.Needs`: fields that must be
+    #: present, word lists that must hit); the engine skips the call when it cannot be met.
+    #: None: always called.
+    needs: ClassVar[Any] = None
 
     def __init__(self, options: BaseModel | None = None):
         self.options = options if options is not None else self.Options()
