@@ -182,3 +182,35 @@ def test_a_declaration_that_cannot_be_met_skips_check() -> None:
     report = engine.validate(answer, context)
     assert calls == ["We leverage synergies across the Redis pool."]
     assert any(v.code == "XND002" for v in report.violations)
+
+
+def test_a_malformed_declaration_is_refused_at_load_time() -> None:
+    bad = [
+        ("needs = 'content'", "must be a memvet.needs.Needs"),
+        ("needs = Needs(words=('no_such_list',))", "not an option of the rule"),
+        ("needs = Needs(fields='content')", "must be a tuple of names"),
+        ("needs = Needs(words=('limit',))", "not a list of strings"),
+    ]
+    for source, why in bad:
+        namespace: dict[str, Any] = {"Needs": Needs}
+        exec(source, namespace)
+
+        class Bad(_PluginPlatitude):
+            code = "XND003"
+            name = "bad-declaration"
+            needs = namespace["needs"]
+
+            class Options(_PluginPlatitude.Options):
+                limit: int = 3
+
+        class P:
+            from memvet import hookimpl
+
+            @staticmethod
+            @hookimpl
+            def memvet_rules():
+                return [Bad]
+
+        registry = build_registry(entry_points=False, plugins=[P])
+        assert "XND003" not in registry.rules
+        assert any("XND003" in p and why in p for p in registry.problems), (source, registry.problems)

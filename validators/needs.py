@@ -31,7 +31,7 @@ from typing import Any
 
 from memvet.rules._textlayer import TextFacts, TextLayer
 
-__all__ = ["Needs", "TextLayer", "declaration_met", "facts_of"]
+__all__ = ["Needs", "TextLayer", "declaration_met", "facts_of", "needs_problem"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +47,36 @@ class Needs:
     fields: tuple[str, ...] = ()
     words: tuple[str, ...] = ()
     text_field: str = "content"
+
+
+def needs_problem(cls: Any) -> str | None:
+    """Why a rule class's declaration is malformed (the registry refuses the rule), or None.
+
+    A typo in a declaration would switch a rule off where it should run, or
+    crash every call: refused at load time instead, naming the attribute.
+    """
+    needs = getattr(cls, "needs", None)
+    if needs is None:
+        return None
+    if not isinstance(needs, Needs):
+        return f"needs {needs!r} must be a memvet.needs.Needs"
+    if getattr(cls, "target", None) not in ("scene", "memory", "record"):
+        return f"needs applies to scene, memory and record rules only, not to target {cls.target!r}"
+    for attr in ("fields", "words"):
+        value = getattr(needs, attr)
+        if not isinstance(value, tuple) or not all(isinstance(v, str) and v for v in value):
+            return f"needs.{attr} {value!r} must be a tuple of names"
+    if not isinstance(needs.text_field, str) or not needs.text_field:
+        return f"needs.text_field {needs.text_field!r} must be a field name"
+    options = getattr(getattr(cls, "Options", None), "model_fields", {}) or {}
+    for name in needs.words:
+        option = options.get(name)
+        if option is None:
+            return f"needs.words names {name!r}, which is not an option of the rule"
+        default = option.default
+        if not isinstance(default, (list, tuple)) or not all(isinstance(w, str) for w in default):
+            return f"needs.words names option {name!r}, which is not a list of strings"
+    return None
 
 
 _FACTS = "memvet.needs.facts"
