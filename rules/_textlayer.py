@@ -150,7 +150,7 @@ class TextLayer:
 class TextFacts:
     """What rules ask about one text; every part computed on first use."""
 
-    __slots__ = ("_hits", "_masked", "_numbers", "_pieces", "_raw", "_sentences", "_tokens", "folded",
+    __slots__ = ("_by_list", "_hits", "_masked", "_numbers", "_pieces", "_raw", "_sentences", "_tokens", "folded",
                  "layer", "text")
 
     def __init__(self, layer: TextLayer, text: str):
@@ -160,6 +160,7 @@ class TextFacts:
         self._raw: list[tuple[int, tuple[tuple[int, int, int, bool, bool], ...]]] | None = None
         self._pieces: set[int] | None = None
         self._hits: dict[int, list[tuple[int, int]]] = {}
+        self._by_list: dict[int, list[tuple[int, int, bool, bool]]] | None = None
         self._masked: str | None = None
         self._sentences: list[str] | None = None
         self._tokens: list[str] | None = None
@@ -205,26 +206,21 @@ class TextFacts:
         text = self.text
         if not wl.exact_ok or len(self.folded) != len(text):
             return [m.span() for m in wl.pattern.finditer(text)]
-        if self._raw is None:
-            self._scan()
+        if self._by_list is None:
+            self._by_list = self._distribute()
         # The longest valid bounded and free match at each start position.
         bounded: dict[int, int] = {}
         free: dict[int, int] = {}
-        for end, items in self._raw:  # type: ignore[union-attr]
-            stop = end + 1
-            for kind, index, n, start_b, end_b in items:
-                if kind != _EXACT or index != wl.index:
+        for start, stop, start_b, end_b in self._by_list.get(wl.index, ()):
+            if end_b and not _boundary(text, stop):
+                continue
+            if start_b:
+                if not _boundary(text, start):
                     continue
-                start = stop - n
-                if end_b and not _boundary(text, stop):
-                    continue
-                if start_b:
-                    if not _boundary(text, start):
-                        continue
-                    if bounded.get(start, -1) < stop:
-                        bounded[start] = stop
-                elif free.get(start, -1) < stop:
-                    free[start] = stop
+                if bounded.get(start, -1) < stop:
+                    bounded[start] = stop
+            elif free.get(start, -1) < stop:
+                free[start] = stop
         out: list[tuple[int, int]] = []
         pos = 0
         for start in sorted(bounded.keys() | free.keys()):
@@ -235,6 +231,18 @@ class TextFacts:
             out.append((start, stop))
             pos = stop
         return out
+
+    def _distribute(self) -> dict[int, list[tuple[int, int, bool, bool]]]:
+        """The scan's entry occurrences by word list (one pass for every list asked about)."""
+        if self._raw is None:
+            self._scan()
+        by_list: dict[int, list[tuple[int, int, bool, bool]]] = {}
+        for end, items in self._raw:  # type: ignore[union-attr]
+            stop = end + 1
+            for kind, index, n, start_b, end_b in items:
+                if kind == _EXACT:
+                    by_list.setdefault(index, []).append((stop - n, stop, start_b, end_b))
+        return by_list
 
     # --- the other facts -----------------------------------------------------------
     @property
