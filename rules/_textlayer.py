@@ -94,11 +94,12 @@ class TextLayer:
 
     def __init__(self, rules: Iterable[Any] = ()):
         self._lists: dict[tuple[str, ...], _WordList] = {}
-        #: (id of a rule instance, option name) -> the list's words
-        self._by_option: dict[tuple[int, str], tuple[str, ...]] = {}
+        #: (id of a rule instance, option name) -> (the rule, the list's words); the rule is kept
+        #: so that its id is never reused for another object while the entry lives.
+        self._by_option: dict[tuple[int, str], tuple[Any, tuple[str, ...]]] = {}
         for rule in rules:
             for name, words in word_lists_of(rule).items():
-                self._by_option[(id(rule), name)] = words
+                self._by_option[(id(rule), name)] = (rule, words)
                 self.word_list(words)
         self._automaton: Any = None
 
@@ -111,11 +112,12 @@ class TextLayer:
 
     def option_words(self, rule: Any, name: str) -> tuple[str, ...]:
         """The words of option ``name`` of ``rule`` (registered at construction, or read now)."""
-        words = self._by_option.get((id(rule), name))
-        if words is None:
-            words = tuple(getattr(rule.options, name))
-            self._by_option[(id(rule), name)] = words
-            self.word_list(words)
+        found = self._by_option.get((id(rule), name))
+        if found is not None and found[0] is rule:
+            return found[1]
+        words = tuple(getattr(rule.options, name))
+        self._by_option[(id(rule), name)] = (rule, words)
+        self.word_list(words)
         return words
 
     @property
