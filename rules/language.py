@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Iterator
 
+from memvet.needs import Needs
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules._antecedent import resolved_before
 from memvet.rules._langdetect import TextScreen, dominant_language, language_of, measure
@@ -279,6 +280,9 @@ class ContextDependent(Rule):
     name = "context-dependent"
     target = "memory"
     action = "reject"
+    #: Every finding quotes a conversation or leading reference, or a demonstrative, of the content.
+    #: (_find still screens a demonstrative for a generic noun close after it: sharper than a declaration.)
+    needs = Needs(fields=("content",), words=("conversation_refs", "leading_refs", "demonstratives"))
 
     class Options(RuleOptions):
         conversation_refs: list[str] = [

@@ -42,6 +42,7 @@ import re
 from typing import Any, Iterable
 
 from memvet.rule import Finding, Rule, RuleOptions
+from memvet.needs import Needs
 from memvet.rules import _normform, _text, _wordmatch, lexicon
 
 METHOD, FACT = "work_method", "work_fact"
@@ -678,10 +679,10 @@ class MethodNotDirective(_MethodRule):
         self._occasion = lexicon.compile_words(o.occasion)
         self._past = lexicon.compile_words(o.own_past_action)
         self._recurrence = lexicon.compile_words(o.recurrence)
-        self._may_narrate = _text.Trigger(o.occasion + o.own_past_action)
 
-    def may_fail(self, content: str, ctx: Any) -> bool:
-        return self._may_narrate.hit(_text.view(ctx, content))
+    #: Both findings quote an occasion or past-action entry of the content (sentences of it,
+    #: a labelled basis blanked out).
+    needs = Needs(fields=("content",), words=("occasion", "own_past_action"))
 
     def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
         # A labelled basis (依据：…, "basis: …") may tell the incident the rule was learnt
@@ -783,12 +784,10 @@ class MethodNotOperable(_MethodRule):
         o = self.options
         self._empty = lexicon.compile_words(o.zero_information)
         self._concrete = lexicon.compile_words(o.concrete_markers)
-        self._may_be_empty = _text.Trigger(o.zero_information)
 
     points_at_content = True
-
-    def may_fail(self, content: str, ctx: Any) -> bool:
-        return self._may_be_empty.hit(_text.view(ctx, content))
+    #: The finding quotes a zero-information entry of the content.
+    needs = Needs(fields=("content",), words=("zero_information",))
 
     def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
         if self._empty is None:

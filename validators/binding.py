@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from .config import Config
 from .config_check import did_you_mean, table_prefix
 from .errors import ConfigError
+from .needs import TextLayer
 from .options import expand_extends
 from .registry import Registry
 from .rule import Rule
@@ -27,7 +28,8 @@ class BoundRule:
     benchmark's timing wrapper does) refreshes it.
     """
 
-    __slots__ = ("_rule", "check", "code", "name", "action", "configured", "origin", "types", "pos", "confidence")
+    __slots__ = ("_rule", "check", "code", "name", "action", "configured", "origin", "types", "pos", "confidence",
+                 "needs")
 
     def __init__(self, rule: Rule, code: str, name: str, action: Action, configured: bool, origin: str,
                  types: frozenset[str] | None = None, pos: int = 0):
@@ -52,6 +54,8 @@ class BoundRule:
     def rule(self, rule: Rule) -> None:
         self._rule = rule
         self.check = rule.check
+        #: The rule's declaration (memvet.needs.Needs): when check() can find anything at all.
+        self.needs = getattr(rule, "needs", None)
 
     def __repr__(self) -> str:
         return f"BoundRule({self.code}, action={self.action!r})"
@@ -104,3 +108,5 @@ class RuleTable:
                 bound.pos = pos
             self.by_type[target] = {kind: [b for b in bounds if b.types is None or kind in b.types]
                                     for kind in (*MEMORY_TYPES, None)}
+        # Every word list of every enabled rule, in one automaton (the declarations' word hits).
+        self.text_layer = TextLayer([b.rule for bounds in self.by_target.values() for b in bounds])

@@ -55,6 +55,7 @@ class Engine:
         self.by_type = table.by_type
         self.suppressed = table.suppressed
         self.engine_rules = table.engine_rules
+        self.text_layer = table.text_layer
 
     def bind(self, cls: type[Rule]) -> BoundRule:
         """``cls`` bound to this engine's config: its validated options and resolved action."""

@@ -17,6 +17,7 @@ from typing import Any, Callable
 import pluggy
 
 from . import hookspecs
+from .needs import needs_problem
 from .rule import ACTIONS, MEMORY_TYPES, TARGETS, Rule
 
 BUILTIN_FAMILIES = ("S", "I", "T", "L", "G", "M", "W", "P", "Q", "E")
@@ -73,6 +74,9 @@ def _rule_problem(cls: Any, plugin: str) -> str | None:
             return f"types applies to memory and record rules only, not to target {cls.target!r}"
         if isinstance(types, str) or not all(isinstance(t, str) and t in MEMORY_TYPES for t in types):
             return f"types {types!r} must be a set of memory types ({', '.join(MEMORY_TYPES)})"
+    declared = needs_problem(cls)
+    if declared is not None:
+        return declared
     if plugin == "builtin":
         return None if _BUILTIN_CODE.match(cls.code) else "built-in codes are one letter and three digits"
     if _BUILTIN_CODE.match(cls.code) and cls.code[0] in BUILTIN_FAMILIES:

@@ -79,6 +79,10 @@ class Rule:
     types: ClassVar[frozenset[str] | None] = None
     #: How sure the rule's findings are unless a finding says otherwise.
     confidence: ClassVar[Confidence] = "high"
+    #: What ``check()`` needs to find anything (:class:`memvet.needs.Needs`: fields that must be
+    #: present, word lists that must hit); the engine skips the call when it cannot be met.
+    #: None: always called.
+    needs: ClassVar[Any] = None
 
     def __init__(self, options: BaseModel | None = None):
         self.options = options if options is not None else self.Options()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .findings import handle_finding, record_crash
+from .needs import declaration_met
 from .paths import memory_path
 from .run_state import Run
 
@@ -79,6 +80,9 @@ def run_rules_on(run: Run, target: str, obj: Any, base: str) -> None:
     while bounds:
         restart = None
         for bound in bounds:
+            if bound.needs is not None and not declaration_met(bound.rule, bound.needs, current,
+                                                               table.text_layer, ctx):
+                continue  # the rule's declaration says check() cannot find anything here
             # The hot loop: most calls find nothing, and a rule may then return
             # an empty tuple instead of a generator (nothing to build, no list()).
             try:

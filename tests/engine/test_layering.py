@@ -31,6 +31,7 @@ RULE_API = {
     "memvet.parse": "the S rules look at the ParseResult",
     "memvet.contract": "S004 reports the contract's schema errors",
     "memvet.batchfacts": "what each message of the batch does (ctx.facts), the batch-level text layer",
+    "memvet.needs": "Needs, the declaration of what check() needs (fields, word lists)",
 }
 
 #: Modules that may import memvet modules inside functions, and why (none of them hides a cycle:

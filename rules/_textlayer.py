@@ -1,0 +1,277 @@
+"""The text layer: what rules ask about one text, computed once per ``validate()`` call.
+
+Per text of a call (a memory's content or metadata string, a message) a
+:class:`TextFacts` holds, each computed on first use and then shared by every
+rule: the folded text (:func:`~memvet.rules._text.fold`), the text with code
+spans and quoted spans blanked out, its sentences, its tokens (Latin words,
+CJK runs), its numbers, and the hits of every word list of every enabled rule.
+
+The word-list hits come from ONE scan: a :class:`TextLayer` compiles every
+list (each rule's ``list[str]`` options, as configured, ``extend_`` included)
+into one Aho-Corasick automaton (pyahocorasick) over the folded entries.
+Scanning the folded text once yields every occurrence of every entry; from
+them the layer derives, per list,
+
+* :meth:`TextFacts.hits`: exactly the matches ``lexicon.compile_words(list)
+  .finditer(text)`` gives (word boundaries of Latin entries, case folding,
+  the leftmost-longest choice of the regex alternation, bounded entries
+  before free ones, as in :mod:`memvet.rules.lexicon`);
+* :meth:`TextFacts.may_hit`: a necessary condition that also holds for
+  texts a rule DERIVES from this one by blanking or replacing spans with
+  whitespace and cutting it into pieces (sentences, masked copies): the
+  longest whitespace-free piece of some folded entry occurs in the folded
+  text. This is what declarations (:mod:`memvet.needs`) test.
+
+A list with an entry :func:`~memvet.rules._text.fold` is not checked for (see
+:func:`~memvet.rules._text.foldable`) can always hit, and its exact hits come
+from the lexicon pattern itself; so does every list on a text whose folding
+changes its length. Property-tested against the lexicon matcher
+(tests/test_textlayer.py).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+import ahocorasick
+
+from memvet.rules import _text, lexicon
+
+__all__ = ["TextFacts", "TextLayer", "word_lists_of"]
+
+_WORD_PIECE = re.compile(r"\S+")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_QUOTED = re.compile(r"\"[^\"\n]{0,400}\"|“[^”\n]{0,400}”|「[^」\n]{0,400}」|『[^』\n]{0,400}』")
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_']*")
+_CJK_RUN = re.compile(f"[{_text.CJK_CHAR}]+")
+
+# Kinds of automaton payload items.
+_EXACT, _PIECE = 0, 1
+
+
+def _is_word_char(ch: str) -> bool:
+    # What ``\b`` of Python's re (str patterns) counts as a word character.
+    return ch.isalnum() or ch == "_"
+
+
+def _boundary(text: str, i: int) -> bool:
+    before = i > 0 and _is_word_char(text[i - 1])
+    after = i < len(text) and _is_word_char(text[i])
+    return before != after
+
+
+def word_lists_of(rule: Any) -> dict[str, tuple[str, ...]]:
+    """The word lists of a rule instance: each option that is a list (or tuple) of strings."""
+    options = getattr(rule, "options", None)
+    fields = getattr(type(options), "model_fields", None)
+    if not fields:
+        return {}
+    out: dict[str, tuple[str, ...]] = {}
+    for name in fields:
+        value = getattr(options, name, None)
+        if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+            out[name] = tuple(value)
+    return out
+
+
+class _WordList:
+    """One word list as lexicon compiles it (stripped, deduplicated entries)."""
+
+    __slots__ = ("always", "entries", "exact_ok", "index", "pattern")
+
+    def __init__(self, index: int, words: tuple[str, ...]):
+        self.index = index
+        self.entries = sorted({w.strip() for w in words if w.strip()})
+        self.pattern = lexicon.compile_words(words)
+        checked = all(map(_text.foldable, self.entries))
+        self.exact_ok = checked  # the automaton's matches stand for re.IGNORECASE
+        self.always = not checked  # may_hit cannot rule anything out
+
+
+class TextLayer:
+    """Every word list of a set of rules, compiled into one automaton; makes :class:`TextFacts`."""
+
+    def __init__(self, rules: Iterable[Any] = ()):
+        self._lists: dict[tuple[str, ...], _WordList] = {}
+        #: (id of a rule instance, option name) -> (the rule, the list's words); the rule is kept
+        #: so that its id is never reused for another object while the entry lives.
+        self._by_option: dict[tuple[int, str], tuple[Any, tuple[str, ...]]] = {}
+        for rule in rules:
+            for name, words in word_lists_of(rule).items():
+                self._by_option[(id(rule), name)] = (rule, words)
+                self.word_list(words)
+        self._automaton: Any = None
+
+    def word_list(self, words: tuple[str, ...]) -> _WordList:
+        found = self._lists.get(words)
+        if found is None:
+            found = self._lists[words] = _WordList(len(self._lists), words)
+            self._automaton = None  # rebuilt on next use
+        return found
+
+    def option_words(self, rule: Any, name: str) -> tuple[str, ...]:
+        """The words of option ``name`` of ``rule`` (registered at construction, or read now)."""
+        found = self._by_option.get((id(rule), name))
+        if found is not None and found[0] is rule:
+            return found[1]
+        words = tuple(getattr(rule.options, name))
+        self._by_option[(id(rule), name)] = (rule, words)
+        self.word_list(words)
+        return words
+
+    @property
+    def automaton(self) -> Any:
+        if self._automaton is None:
+            self._automaton = self._build()
+        return self._automaton
+
+    def _build(self) -> Any:
+        payloads: dict[str, list[tuple[int, int, int, bool, bool]]] = {}
+        for wl in self._lists.values():
+            if not wl.exact_ok:
+                continue
+            for entry in wl.entries:
+                folded = _text.fold(entry)
+                bounded = re.match(r"\w", entry) is not None and not lexicon.has_cjk(entry)
+                end_bounded = re.search(r"\w$", entry) is not None and not lexicon.has_cjk(entry)
+                payloads.setdefault(folded, []).append((_EXACT, wl.index, len(folded), bounded, end_bounded))
+                piece = max(_WORD_PIECE.findall(folded), key=len)
+                payloads.setdefault(piece, []).append((_PIECE, wl.index, len(piece), False, False))
+        automaton = ahocorasick.Automaton()
+        for key, items in payloads.items():
+            automaton.add_word(key, tuple(dict.fromkeys(items)))
+        if payloads:
+            automaton.make_automaton()
+        return automaton
+
+    def facts(self, text: str) -> TextFacts:
+        return TextFacts(self, text)
+
+
+class TextFacts:
+    """What rules ask about one text; every part computed on first use."""
+
+    __slots__ = ("_by_list", "_hits", "_masked", "_numbers", "_pieces", "_raw", "_sentences", "_tokens", "folded",
+                 "layer", "text")
+
+    def __init__(self, layer: TextLayer, text: str):
+        self.layer = layer
+        self.text = text
+        self.folded = _text.fold(text)
+        self._raw: list[tuple[int, tuple[tuple[int, int, int, bool, bool], ...]]] | None = None
+        self._pieces: set[int] | None = None
+        self._hits: dict[int, list[tuple[int, int]]] = {}
+        self._by_list: dict[int, list[tuple[int, int, bool, bool]]] | None = None
+        self._masked: str | None = None
+        self._sentences: list[str] | None = None
+        self._tokens: list[str] | None = None
+        self._numbers: list[str] | None = None
+
+    # --- the one scan ------------------------------------------------------------
+    def _scan(self) -> None:
+        automaton = self.layer.automaton
+        raw: list[Any] = []
+        pieces: set[int] = set()
+        if len(automaton):
+            for end, items in automaton.iter(self.folded):
+                raw.append((end, items))
+                for kind, index, _n, _b, _e in items:
+                    if kind == _PIECE:
+                        pieces.add(index)
+        self._raw = raw
+        self._pieces = pieces
+
+    def may_hit(self, words: tuple[str, ...]) -> bool:
+        """False only when no entry of ``words`` can match this text or any text derived from it
+        by replacing spans with whitespace and cutting it up (see the module docstring)."""
+        wl = self.layer.word_list(words)
+        if wl.always:
+            return True
+        if not wl.entries:
+            return False
+        if self._pieces is None:
+            self._scan()
+        return wl.index in self._pieces  # type: ignore[operator]
+
+    def hits(self, words: tuple[str, ...]) -> list[tuple[int, int]]:
+        """``(start, end)`` of each match of ``lexicon.compile_words(words).finditer(self.text)``."""
+        wl = self.layer.word_list(words)
+        found = self._hits.get(wl.index)
+        if found is None:
+            found = self._hits[wl.index] = self._exact(wl)
+        return found
+
+    def _exact(self, wl: _WordList) -> list[tuple[int, int]]:
+        if wl.pattern is None:
+            return []
+        text = self.text
+        if not wl.exact_ok or len(self.folded) != len(text):
+            return [m.span() for m in wl.pattern.finditer(text)]
+        if self._by_list is None:
+            self._by_list = self._distribute()
+        # The longest valid bounded and free match at each start position.
+        bounded: dict[int, int] = {}
+        free: dict[int, int] = {}
+        for start, stop, start_b, end_b in self._by_list.get(wl.index, ()):
+            if end_b and not _boundary(text, stop):
+                continue
+            if start_b:
+                if not _boundary(text, start):
+                    continue
+                if bounded.get(start, -1) < stop:
+                    bounded[start] = stop
+            elif free.get(start, -1) < stop:
+                free[start] = stop
+        out: list[tuple[int, int]] = []
+        pos = 0
+        for start in sorted(bounded.keys() | free.keys()):
+            if start < pos:
+                continue
+            # The pattern is ``\b(bounded trie)|(free trie)``: a bounded entry wins at its position.
+            stop = bounded[start] if start in bounded else free[start]
+            out.append((start, stop))
+            pos = stop
+        return out
+
+    def _distribute(self) -> dict[int, list[tuple[int, int, bool, bool]]]:
+        """The scan's entry occurrences by word list (one pass for every list asked about)."""
+        if self._raw is None:
+            self._scan()
+        by_list: dict[int, list[tuple[int, int, bool, bool]]] = {}
+        for end, items in self._raw:  # type: ignore[union-attr]
+            stop = end + 1
+            for kind, index, n, start_b, end_b in items:
+                if kind == _EXACT:
+                    by_list.setdefault(index, []).append((stop - n, stop, start_b, end_b))
+        return by_list
+
+    # --- the other facts -----------------------------------------------------------
+    @property
+    def masked(self) -> str:
+        """The text with fenced and inline code and quoted spans blanked (same offsets)."""
+        if self._masked is None:
+            self._masked = _text.mask(_QUOTED, _text.mask_code(self.text))
+        return self._masked
+
+    @property
+    def sentences(self) -> list[str]:
+        if self._sentences is None:
+            self._sentences = _text.sentences(self.text)
+        return self._sentences
+
+    @property
+    def tokens(self) -> list[str]:
+        """Latin words (lower-cased) and CJK runs, in order of appearance."""
+        if self._tokens is None:
+            normalized = _text.normalize(self.text)
+            found = [(m.start(), m.group(0)) for m in _LATIN_WORD.finditer(normalized)]
+            found += [(m.start(), m.group(0)) for m in _CJK_RUN.finditer(normalized)]
+            self._tokens = [token for _, token in sorted(found)]
+        return self._tokens
+
+    @property
+    def numbers(self) -> list[str]:
+        if self._numbers is None:
+            self._numbers = _NUMBER.findall(self.text)
+        return self._numbers
