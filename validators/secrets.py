@@ -6,9 +6,11 @@ at any depth, ids, scene names and reasons, fields the contract does not
 know) or the context (message texts, ids, session keys, pool labels,
 existing memories) -- registers it here. The engine then replaces every
 exact occurrence of every registered value in every violation message, fix
-op (values and keys at any depth), record and the output, in ONE pass per
-string: a regex alternation of the escaped values, longest first, so a
-secret that contains another is replaced whole. Formatters show offending
+op (values and keys at any depth), record and the output: a value is
+screened first (its JSON text searched for each secret), a string searched
+for each secret as a substring, and only a string holding several is
+rewritten by a regex alternation of those, longest first, so a secret that
+contains another is replaced whole. Formatters show offending
 values from the original answer through :func:`describe` (kind and length,
 never the value).
 
@@ -18,6 +20,7 @@ raise RecursionError.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Callable, Iterator
 
@@ -27,14 +30,24 @@ BATCH_SECRETS = "memvet.batch-secrets"
 
 
 class SecretSet:
-    """``{secret: placeholder}`` with one compiled pattern over every secret."""
+    """``{secret: placeholder}``; each text is first searched for each secret as a plain substring.
 
-    __slots__ = ("placeholders", "_pattern", "_size")
+    Most texts hold none of a batch's few secrets: they cost one substring
+    search per secret and come back as the same object. A text that holds
+    exactly one secret is replaced with ``str.replace`` (what the alternation
+    would do when only one of its words occurs); only a text that holds
+    several is rewritten by a compiled alternation of the secrets it holds,
+    longest first, so a secret that contains another is replaced whole.
+    """
+
+    __slots__ = ("placeholders", "_words", "_escaped", "_size", "_patterns")
 
     def __init__(self, placeholders: dict[str, str] | None = None):
         self.placeholders: dict[str, str] = dict(placeholders or {})
-        self._pattern: re.Pattern[str] | None = None
+        self._words: tuple[str, ...] = ()
+        self._escaped: tuple[str, ...] = ()
         self._size = -1
+        self._patterns: dict[tuple[str, ...], re.Pattern[str]] = {}
 
     def add(self, secret: str, placeholder: str) -> None:
         if secret and secret not in self.placeholders:
@@ -50,51 +63,97 @@ class SecretSet:
     def __len__(self) -> int:
         return len(self.placeholders)
 
-    def _compiled(self) -> re.Pattern[str] | None:
-        # Recompiled only when secrets were added since the last use.
+    def _refresh(self) -> tuple[str, ...]:
+        # Sorted again only when secrets were added since the last use.
         if self._size != len(self.placeholders):
-            words = sorted((s for s in self.placeholders if s), key=len, reverse=True)
-            self._pattern = re.compile("|".join(map(re.escape, words))) if words else None
+            self._words = tuple(sorted((s for s in self.placeholders if s), key=len, reverse=True))
+            self._escaped = tuple(dict.fromkeys(map(_escaped, self._words)))
             self._size = len(self.placeholders)
-        return self._pattern
+        return self._words
+
+    def _present(self, text: str) -> list[str]:
+        """The secrets occurring in ``text``, longest first."""
+        return [s for s in self._refresh() if s in text]
+
+    def _pattern(self, present: list[str]) -> re.Pattern[str]:
+        key = tuple(present)
+        pattern = self._patterns.get(key)
+        if pattern is None:
+            pattern = self._patterns[key] = re.compile("|".join(map(re.escape, present)))
+        return pattern
 
     def holds(self, text: str) -> bool:
-        pattern = self._compiled()
-        return pattern is not None and pattern.search(text) is not None
+        return any(s in text for s in self._refresh())
 
     def scrub(self, text: str) -> str:
-        pattern = self._compiled()
-        if pattern is None or not text:
+        if not text:
+            return text
+        present = self._present(text)
+        if not present:
             return text
         placeholders = self.placeholders
-        return pattern.sub(lambda m: placeholders[m.group(0)], text)
+        if len(present) == 1:
+            return text.replace(present[0], placeholders[present[0]])
+        return self._pattern(present).sub(lambda m: placeholders[m.group(0)], text)
 
     def describe(self, text: str) -> str:
         """``text`` with each secret replaced by its kind and length (``[REDACTED:github-token, 40
         characters]``): what a message says of a bad value that is a secret."""
-        pattern = self._compiled()
-        if pattern is None or not text:
+        if not text:
+            return text
+        present = self._present(text)
+        if not present:
             return text
         placeholders = self.placeholders
 
-        def described(m: re.Match[str]) -> str:
-            shown = placeholders[m.group(0)]
-            return f"{shown[:-1]}, {len(m.group(0))} characters]" if shown.endswith("]") else shown
+        def shown(secret: str) -> str:
+            placeholder = placeholders[secret]
+            return f"{placeholder[:-1]}, {len(secret)} characters]" if placeholder.endswith("]") else placeholder
 
-        return pattern.sub(described, text)
+        if len(present) == 1:
+            return text.replace(present[0], shown(present[0]))
+        return self._pattern(present).sub(lambda m: shown(m.group(0)), text)
 
     def found(self, text: str) -> list[str]:
         """The secrets occurring in ``text`` (leftmost-longest, each once)."""
-        pattern = self._compiled()
-        if pattern is None:
-            return []
-        return list(dict.fromkeys(pattern.findall(text)))
+        present = self._present(text)
+        if len(present) <= 1:
+            return present
+        return list(dict.fromkeys(self._pattern(present).findall(text)))
 
     def scrub_value(self, value: Any) -> Any:
-        """A copy of a JSON value with every string (and every key) scrubbed."""
+        """A copy of a JSON value with every string (and every key) scrubbed.
+
+        A value that holds no secret (the usual case) is screened in one C
+        pass over its JSON text and comes back as the same object, as
+        :func:`map_strings` would give it.
+        """
         if not self.placeholders:
             return value
+        if isinstance(value, str):
+            return self.scrub(value)
+        if isinstance(value, (dict, list)) and not self._may_hold_value(value):
+            return value
         return map_strings(value, self.scrub)
+
+    def _may_hold_value(self, value: Any) -> bool:
+        """False only when no string or key of ``value`` holds a secret.
+
+        JSON escapes character by character, so a string holding a secret
+        holds its escaped form in the dump; a value the encoder refuses (too
+        deep, not JSON) is walked instead.
+        """
+        try:
+            dumped = json.dumps(value, ensure_ascii=False, check_circular=False, default=repr)
+        except (RecursionError, ValueError, TypeError, OverflowError):
+            return True
+        self._refresh()
+        return any(s in dumped for s in self._escaped)
+
+
+def _escaped(secret: str) -> str:
+    """``secret`` as it reads inside a JSON string."""
+    return json.dumps(secret, ensure_ascii=False)[1:-1]
 
 
 def map_strings(value: Any, fn: Callable[[str], str]) -> Any:
