@@ -144,11 +144,15 @@ class SecretSet:
         deep, not JSON) is walked instead.
         """
         try:
-            dumped = json.dumps(value, ensure_ascii=False, check_circular=False, default=repr)
+            dumped = _SCREEN_ENCODER.encode(value)
         except (RecursionError, ValueError, TypeError, OverflowError):
             return True
         self._refresh()
         return any(s in dumped for s in self._escaped)
+
+
+# Built once: a fresh encoder per dump would cost as much as a small value's dump.
+_SCREEN_ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False, default=repr)
 
 
 def _escaped(secret: str) -> str:
@@ -207,18 +211,27 @@ def _items(value: Any) -> Iterator[tuple[Any, Any]]:
 
 def iter_strings(value: Any) -> Iterator[str]:
     """Every string in a JSON value, object keys included, at any depth (no recursion)."""
+    return iter(strings_of(value))
+
+
+def strings_of(value: Any) -> list[str]:
+    """:func:`iter_strings` as a list, built in one loop (the batch scan walks every answer)."""
+    out: list[str] = []
+    emit = out.append
     stack = [value]
+    pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
-        node = stack.pop()
+        node = pop()
         if isinstance(node, str):
-            yield node
+            emit(node)
         elif isinstance(node, dict):
             for k, v in node.items():
                 if isinstance(k, str):
-                    yield k
-                stack.append(v)
+                    emit(k)
+                push(v)
         elif isinstance(node, (list, tuple)):
-            stack.extend(node)
+            extend(node)
+    return out
 
 
 def is_placeholder_only(scrubbed: str) -> bool:
@@ -244,17 +257,46 @@ def collect(finders: list[tuple[str, Callable[[str], list[tuple[str, str]]]]], s
     # One scan over every distinct string, joined by a separator no detector reads
     # across (a NUL between line breaks: no token, address, number or key value
     # holds it), instead of one call per string: a context has thousands of them.
-    text = _SEPARATOR.join(dict.fromkeys(s for s in strings if s))
+    distinct = [s for s in dict.fromkeys(strings) if s]
+    text = _SEPARATOR.join(distinct)
     if not text:
         return out
     for code, find in finders:
+        scanned = _candidates(find, distinct, text)
+        if scanned is None:
+            continue
         found = SecretSet()
-        for value, kind in find(text):
+        for value, kind in find(scanned):
             if _SEPARATOR not in value:
                 found.add(value, placeholder(kind))
         if found:
             out[code] = found
     return out
+
+
+def _candidates(find: Callable[[str], Any], distinct: list[str], text: str) -> str | None:
+    """What ``find`` must scan of ``text`` (``distinct`` joined): ``text`` cut to the strings that
+    may hold a value when the finder's rule has a ``may_hold`` screen, None when none may.
+
+    A finder screens its text first and then runs every detector whose
+    literal occurs ANYWHERE in it over ALL of it: on an answer with a few
+    secrets that is every detector over every string. ``may_hold`` is a
+    necessary condition of a find, so a text it rules out is skipped after
+    the one pass the finder would have made anyway. A rule whose forms
+    never read past a line break into the next string
+    (``scans_each_string_alone``) is given only the strings ``may_hold``
+    lets through, still joined in their order: that changes nothing it
+    finds, nor the order of the finds.
+    """
+    rule = getattr(find, "__self__", None)
+    may_hold = getattr(rule, "may_hold", None)
+    if not callable(may_hold):
+        return text
+    if not may_hold(text):
+        return None  # the usual case: what find would answer after this same pass
+    if len(distinct) < 2 or not getattr(rule, "scans_each_string_alone", False):
+        return text
+    return _SEPARATOR.join(s for s in distinct if may_hold(s))
 
 
 _SEPARATOR = "\n\x00\n"
@@ -294,21 +336,26 @@ class ContextLines:
     lines).
     """
 
-    __slots__ = ("fixed", "texts")
+    __slots__ = ("fixed", "texts", "_joined")
 
     def __init__(self, batch: Any):
         dumped = batch.model.model_dump()
         messages = [*dumped.pop("messages", []), *dumped.pop("background", [])]
         contents = [m.pop("content", "") for m in messages]
-        self.fixed: list[str] = [*iter_strings(dumped), *iter_strings(messages)]
+        self.fixed: list[str] = [*strings_of(dumped), *strings_of(messages)]
         self.texts: list[str] = []
         for text in contents:
             if isinstance(text, str) and text:
                 (self.fixed if "PRIVATE KEY" in text else self.texts).append(text)
+        # Every text in one string: a word found in none of them is ruled out by one search.
+        # (No word holds a NUL, so it is in the joined string exactly when it is in a text.)
+        self._joined = "\x00".join(self.texts)
 
     def relevant(self, answer_strings: list[str]) -> list[str]:
         """The fixed strings, plus every line of a message text holding a word of ``answer_strings``."""
-        words = {w for text in answer_strings for w in _WORD.findall(text) if _generated(w)}
+        # One search over the strings joined by a line break (no word holds one), each word judged once.
+        joined = self._joined
+        words = {w for w in set(_WORD.findall("\n".join(answer_strings))) if w in joined and _generated(w)}
         out = list(self.fixed)
         if not words:
             return out
