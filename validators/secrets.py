@@ -6,9 +6,11 @@ at any depth, ids, scene names and reasons, fields the contract does not
 know) or the context (message texts, ids, session keys, pool labels,
 existing memories) -- registers it here. The engine then replaces every
 exact occurrence of every registered value in every violation message, fix
-op (values and keys at any depth), record and the output, in ONE pass per
-string: a regex alternation of the escaped values, longest first, so a
-secret that contains another is replaced whole. Formatters show offending
+op (values and keys at any depth), record and the output: a value is
+screened first (its JSON text searched for each secret), a string searched
+for each secret as a substring, and only a string holding several is
+rewritten by a regex alternation of those, longest first, so a secret that
+contains another is replaced whole. Formatters show offending
 values from the original answer through :func:`describe` (kind and length,
 never the value).
 
@@ -18,6 +20,7 @@ raise RecursionError.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Callable, Iterator
 
@@ -27,14 +30,24 @@ BATCH_SECRETS = "memvet.batch-secrets"
 
 
 class SecretSet:
-    """``{secret: placeholder}`` with one compiled pattern over every secret."""
+    """``{secret: placeholder}``; each text is first searched for each secret as a plain substring.
 
-    __slots__ = ("placeholders", "_pattern", "_size")
+    Most texts hold none of a batch's few secrets: they cost one substring
+    search per secret and come back as the same object. A text that holds
+    exactly one secret is replaced with ``str.replace`` (what the alternation
+    would do when only one of its words occurs); only a text that holds
+    several is rewritten by a compiled alternation of the secrets it holds,
+    longest first, so a secret that contains another is replaced whole.
+    """
+
+    __slots__ = ("placeholders", "_words", "_escaped", "_size", "_patterns")
 
     def __init__(self, placeholders: dict[str, str] | None = None):
         self.placeholders: dict[str, str] = dict(placeholders or {})
-        self._pattern: re.Pattern[str] | None = None
+        self._words: tuple[str, ...] = ()
+        self._escaped: tuple[str, ...] = ()
         self._size = -1
+        self._patterns: dict[tuple[str, ...], re.Pattern[str]] = {}
 
     def add(self, secret: str, placeholder: str) -> None:
         if secret and secret not in self.placeholders:
@@ -50,51 +63,101 @@ class SecretSet:
     def __len__(self) -> int:
         return len(self.placeholders)
 
-    def _compiled(self) -> re.Pattern[str] | None:
-        # Recompiled only when secrets were added since the last use.
+    def _refresh(self) -> tuple[str, ...]:
+        # Sorted again only when secrets were added since the last use.
         if self._size != len(self.placeholders):
-            words = sorted((s for s in self.placeholders if s), key=len, reverse=True)
-            self._pattern = re.compile("|".join(map(re.escape, words))) if words else None
+            self._words = tuple(sorted((s for s in self.placeholders if s), key=len, reverse=True))
+            self._escaped = tuple(dict.fromkeys(map(_escaped, self._words)))
             self._size = len(self.placeholders)
-        return self._pattern
+        return self._words
+
+    def _present(self, text: str) -> list[str]:
+        """The secrets occurring in ``text``, longest first."""
+        return [s for s in self._refresh() if s in text]
+
+    def _pattern(self, present: list[str]) -> re.Pattern[str]:
+        key = tuple(present)
+        pattern = self._patterns.get(key)
+        if pattern is None:
+            pattern = self._patterns[key] = re.compile("|".join(map(re.escape, present)))
+        return pattern
 
     def holds(self, text: str) -> bool:
-        pattern = self._compiled()
-        return pattern is not None and pattern.search(text) is not None
+        return any(s in text for s in self._refresh())
 
     def scrub(self, text: str) -> str:
-        pattern = self._compiled()
-        if pattern is None or not text:
+        if not text:
+            return text
+        present = self._present(text)
+        if not present:
             return text
         placeholders = self.placeholders
-        return pattern.sub(lambda m: placeholders[m.group(0)], text)
+        if len(present) == 1:
+            return text.replace(present[0], placeholders[present[0]])
+        return self._pattern(present).sub(lambda m: placeholders[m.group(0)], text)
 
     def describe(self, text: str) -> str:
         """``text`` with each secret replaced by its kind and length (``[REDACTED:github-token, 40
         characters]``): what a message says of a bad value that is a secret."""
-        pattern = self._compiled()
-        if pattern is None or not text:
+        if not text:
+            return text
+        present = self._present(text)
+        if not present:
             return text
         placeholders = self.placeholders
 
-        def described(m: re.Match[str]) -> str:
-            shown = placeholders[m.group(0)]
-            return f"{shown[:-1]}, {len(m.group(0))} characters]" if shown.endswith("]") else shown
+        def shown(secret: str) -> str:
+            placeholder = placeholders[secret]
+            return f"{placeholder[:-1]}, {len(secret)} characters]" if placeholder.endswith("]") else placeholder
 
-        return pattern.sub(described, text)
+        if len(present) == 1:
+            return text.replace(present[0], shown(present[0]))
+        return self._pattern(present).sub(lambda m: shown(m.group(0)), text)
 
     def found(self, text: str) -> list[str]:
         """The secrets occurring in ``text`` (leftmost-longest, each once)."""
-        pattern = self._compiled()
-        if pattern is None:
-            return []
-        return list(dict.fromkeys(pattern.findall(text)))
+        present = self._present(text)
+        if len(present) <= 1:
+            return present
+        return list(dict.fromkeys(self._pattern(present).findall(text)))
 
     def scrub_value(self, value: Any) -> Any:
-        """A copy of a JSON value with every string (and every key) scrubbed."""
+        """A copy of a JSON value with every string (and every key) scrubbed.
+
+        A value that holds no secret (the usual case) is screened in one C
+        pass over its JSON text and comes back as the same object, as
+        :func:`map_strings` would give it.
+        """
         if not self.placeholders:
             return value
+        if isinstance(value, str):
+            return self.scrub(value)
+        if isinstance(value, (dict, list)) and not self._may_hold_value(value):
+            return value
         return map_strings(value, self.scrub)
+
+    def _may_hold_value(self, value: Any) -> bool:
+        """False only when no string or key of ``value`` holds a secret.
+
+        JSON escapes character by character, so a string holding a secret
+        holds its escaped form in the dump; a value the encoder refuses (too
+        deep, not JSON) is walked instead.
+        """
+        try:
+            dumped = _SCREEN_ENCODER.encode(value)
+        except (RecursionError, ValueError, TypeError, OverflowError):
+            return True
+        self._refresh()
+        return any(s in dumped for s in self._escaped)
+
+
+# Built once: a fresh encoder per dump would cost as much as a small value's dump.
+_SCREEN_ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False, default=repr)
+
+
+def _escaped(secret: str) -> str:
+    """``secret`` as it reads inside a JSON string."""
+    return json.dumps(secret, ensure_ascii=False)[1:-1]
 
 
 def map_strings(value: Any, fn: Callable[[str], str]) -> Any:
@@ -148,18 +211,27 @@ def _items(value: Any) -> Iterator[tuple[Any, Any]]:
 
 def iter_strings(value: Any) -> Iterator[str]:
     """Every string in a JSON value, object keys included, at any depth (no recursion)."""
+    return iter(strings_of(value))
+
+
+def strings_of(value: Any) -> list[str]:
+    """:func:`iter_strings` as a list, built in one loop (the batch scan walks every answer)."""
+    out: list[str] = []
+    emit = out.append
     stack = [value]
+    pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
-        node = stack.pop()
+        node = pop()
         if isinstance(node, str):
-            yield node
+            emit(node)
         elif isinstance(node, dict):
             for k, v in node.items():
                 if isinstance(k, str):
-                    yield k
-                stack.append(v)
+                    emit(k)
+                push(v)
         elif isinstance(node, (list, tuple)):
-            stack.extend(node)
+            extend(node)
+    return out
 
 
 def is_placeholder_only(scrubbed: str) -> bool:
@@ -185,17 +257,46 @@ def collect(finders: list[tuple[str, Callable[[str], list[tuple[str, str]]]]], s
     # One scan over every distinct string, joined by a separator no detector reads
     # across (a NUL between line breaks: no token, address, number or key value
     # holds it), instead of one call per string: a context has thousands of them.
-    text = _SEPARATOR.join(dict.fromkeys(s for s in strings if s))
+    distinct = [s for s in dict.fromkeys(strings) if s]
+    text = _SEPARATOR.join(distinct)
     if not text:
         return out
     for code, find in finders:
+        scanned = _candidates(find, distinct, text)
+        if scanned is None:
+            continue
         found = SecretSet()
-        for value, kind in find(text):
+        for value, kind in find(scanned):
             if _SEPARATOR not in value:
                 found.add(value, placeholder(kind))
         if found:
             out[code] = found
     return out
+
+
+def _candidates(find: Callable[[str], Any], distinct: list[str], text: str) -> str | None:
+    """What ``find`` must scan of ``text`` (``distinct`` joined): ``text`` cut to the strings that
+    may hold a value when the finder's rule has a ``may_hold`` screen, None when none may.
+
+    A finder screens its text first and then runs every detector whose
+    literal occurs ANYWHERE in it over ALL of it: on an answer with a few
+    secrets that is every detector over every string. ``may_hold`` is a
+    necessary condition of a find, so a text it rules out is skipped after
+    the one pass the finder would have made anyway. A rule whose forms
+    never read past a line break into the next string
+    (``scans_each_string_alone``) is given only the strings ``may_hold``
+    lets through, still joined in their order: that changes nothing it
+    finds, nor the order of the finds.
+    """
+    rule = getattr(find, "__self__", None)
+    may_hold = getattr(rule, "may_hold", None)
+    if not callable(may_hold):
+        return text
+    if not may_hold(text):
+        return None  # the usual case: what find would answer after this same pass
+    if len(distinct) < 2 or not getattr(rule, "scans_each_string_alone", False):
+        return text
+    return _SEPARATOR.join(s for s in distinct if may_hold(s))
 
 
 _SEPARATOR = "\n\x00\n"
@@ -235,21 +336,26 @@ class ContextLines:
     lines).
     """
 
-    __slots__ = ("fixed", "texts")
+    __slots__ = ("fixed", "texts", "_joined")
 
     def __init__(self, batch: Any):
         dumped = batch.model.model_dump()
         messages = [*dumped.pop("messages", []), *dumped.pop("background", [])]
         contents = [m.pop("content", "") for m in messages]
-        self.fixed: list[str] = [*iter_strings(dumped), *iter_strings(messages)]
+        self.fixed: list[str] = [*strings_of(dumped), *strings_of(messages)]
         self.texts: list[str] = []
         for text in contents:
             if isinstance(text, str) and text:
                 (self.fixed if "PRIVATE KEY" in text else self.texts).append(text)
+        # Every text in one string: a word found in none of them is ruled out by one search.
+        # (No word holds a NUL, so it is in the joined string exactly when it is in a text.)
+        self._joined = "\x00".join(self.texts)
 
     def relevant(self, answer_strings: list[str]) -> list[str]:
         """The fixed strings, plus every line of a message text holding a word of ``answer_strings``."""
-        words = {w for text in answer_strings for w in _WORD.findall(text) if _generated(w)}
+        # One search over the strings joined by a line break (no word holds one), each word judged once.
+        joined = self._joined
+        words = {w for w in set(_WORD.findall("\n".join(answer_strings))) if w in joined and _generated(w)}
         out = list(self.fixed)
         if not words:
             return out
