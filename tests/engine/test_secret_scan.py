@@ -104,7 +104,7 @@ def test_scrub_value_walks_a_value_too_deep_for_the_json_encoder() -> None:
 
 # --- collect against scanning every string joined ------------------------------
 
-_FINDERS = _default_engine()._secret_finders()
+_FINDERS = _default_engine().secret_finders()
 _SEPARATOR = "\n\x00\n"
 
 
