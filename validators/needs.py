@@ -108,5 +108,5 @@ def declaration_met(rule: Any, needs: Needs, target: Any, layer: TextLayer, ctx:
         if not isinstance(text, str):
             return False
         facts = facts_of(layer, ctx, text)
-        return any(facts.may_hit(layer.option_words(rule, name)) for name in needs.words)
+        return any(facts.may_hit_list(layer.option_list(rule, name)) for name in needs.words)
     return True
