@@ -50,6 +50,9 @@ _QUOTED = re.compile(r"\"[^\"\n]{0,400}\"|“[^”\n]{0,400}”|「[^」\n]{0,40
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_']*")
 _CJK_RUN = re.compile(f"[{_text.CJK_CHAR}]+")
 
+#: :meth:`TextLayer.lists_mask` of lists of which one may always hit.
+ALWAYS = -1
+
 # Kind of the exact automaton's payload items (the pieces live in their own automaton).
 _EXACT = 0
 
@@ -105,6 +108,8 @@ class TextLayer:
         #: (id of a rule instance, option name) -> (the rule, its compiled list): what declarations
         #: ask before each check(), so it must not hash the list's words every time.
         self._option_lists: dict[tuple[int, str], tuple[Any, _WordList]] = {}
+        #: (id of a rule instance, option names) -> (the rule, :meth:`lists_mask` of them).
+        self._masks: dict[tuple[int, tuple[str, ...]], tuple[Any, int]] = {}
         self._pieces: Any = None
         for rule in rules:
             for name, words in word_lists_of(rule).items():
@@ -138,6 +143,24 @@ class TextLayer:
         wl = self.word_list(self.option_words(rule, name))
         self._option_lists[(id(rule), name)] = (rule, wl)
         return wl
+
+    def lists_mask(self, rule: Any, names: tuple[str, ...]) -> int:
+        """The options ``names`` of ``rule`` as one bit mask for :meth:`TextFacts.may_hit_mask`:
+        ``ALWAYS`` when one of the lists may always hit, the bits of the others (lists without
+        entries add none), cached."""
+        found = self._masks.get((id(rule), names))
+        if found is not None and found[0] is rule:
+            return found[1]
+        mask = 0
+        for name in names:
+            wl = self.option_list(rule, name)
+            if wl.always:
+                mask = ALWAYS
+                break
+            if wl.entries:
+                mask |= wl.bit
+        self._masks[(id(rule), names)] = (rule, mask)
+        return mask
 
     @property
     def pieces(self) -> Any:
@@ -227,21 +250,28 @@ class TextFacts:
             return True
         if not wl.entries:
             return False
+        return self.may_hit_mask(wl.bit)
+
+    def may_hit_mask(self, mask: int) -> bool:
+        """Whether one of the lists in ``mask`` (:meth:`TextLayer.lists_mask`) may hit: ``any(may_hit)``."""
+        if mask == ALWAYS:
+            return True
+        if not mask:
+            return False
         automaton = self.layer.pieces
         if self._piece_source is not automaton:  # first use, or the layer gained a list since
             self._piece_source = automaton
             self._found = 0
             self._piece_iter = automaton.iter(self.folded) if len(automaton) else None
-        bit = wl.bit
         found = self._found
-        if found & bit:
+        if found & mask:
             return True
         scan = self._piece_iter
         if scan is None:
             return False
-        for _end, mask in scan:
-            found |= mask
-            if mask & bit:
+        for _end, lists in scan:
+            found |= lists
+            if lists & mask:
                 self._found = found
                 return True  # the rest of the text is scanned only if another list asks
         self._found = found
