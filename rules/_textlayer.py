@@ -20,7 +20,11 @@ them the layer derives, per list,
   texts a rule DERIVES from this one by blanking or replacing spans with
   whitespace and cutting it into pieces (sentences, masked copies): the
   longest whitespace-free piece of some folded entry occurs in the folded
-  text. This is what declarations (:mod:`memvet.needs`) test.
+  text. This is what declarations (:mod:`memvet.needs`) test. It runs on a
+  second, smaller automaton holding only those pieces (piece -> bit mask of
+  the lists it stands for), scanned lazily: the scan stops at the first piece
+  of the asked list and resumes from there for the next list asked, so a text
+  in which the asked list has a piece is usually not scanned to its end.
 
 A list with an entry :func:`~memvet.rules._text.fold` is not checked for (see
 :func:`~memvet.rules._text.foldable`) can always hit, and its exact hits come
@@ -46,8 +50,11 @@ _QUOTED = re.compile(r"\"[^\"\n]{0,400}\"|“[^”\n]{0,400}”|「[^」\n]{0,40
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_']*")
 _CJK_RUN = re.compile(f"[{_text.CJK_CHAR}]+")
 
-# Kinds of automaton payload items.
-_EXACT, _PIECE = 0, 1
+#: :meth:`TextLayer.lists_mask` of lists of which one may always hit.
+ALWAYS = -1
+
+# Kind of the exact automaton's payload items (the pieces live in their own automaton).
+_EXACT = 0
 
 
 def _is_word_char(ch: str) -> bool:
@@ -78,10 +85,11 @@ def word_lists_of(rule: Any) -> dict[str, tuple[str, ...]]:
 class _WordList:
     """One word list as lexicon compiles it (stripped, deduplicated entries)."""
 
-    __slots__ = ("always", "entries", "exact_ok", "index", "pattern")
+    __slots__ = ("always", "bit", "entries", "exact_ok", "index", "pattern")
 
     def __init__(self, index: int, words: tuple[str, ...]):
         self.index = index
+        self.bit = 1 << index  # the list's bit in the piece automaton's masks
         self.entries = sorted({w.strip() for w in words if w.strip()})
         self.pattern = lexicon.compile_words(words)
         checked = all(map(_text.foldable, self.entries))
@@ -97,6 +105,12 @@ class TextLayer:
         #: (id of a rule instance, option name) -> (the rule, the list's words); the rule is kept
         #: so that its id is never reused for another object while the entry lives.
         self._by_option: dict[tuple[int, str], tuple[Any, tuple[str, ...]]] = {}
+        #: (id of a rule instance, option name) -> (the rule, its compiled list): what declarations
+        #: ask before each check(), so it must not hash the list's words every time.
+        self._option_lists: dict[tuple[int, str], tuple[Any, _WordList]] = {}
+        #: (id of a rule instance, option names) -> (the rule, :meth:`lists_mask` of them).
+        self._masks: dict[tuple[int, tuple[str, ...]], tuple[Any, int]] = {}
+        self._pieces: Any = None
         for rule in rules:
             for name, words in word_lists_of(rule).items():
                 self._by_option[(id(rule), name)] = (rule, words)
@@ -107,7 +121,8 @@ class TextLayer:
         found = self._lists.get(words)
         if found is None:
             found = self._lists[words] = _WordList(len(self._lists), words)
-            self._automaton = None  # rebuilt on next use
+            self._automaton = None  # both rebuilt on next use
+            self._pieces = None
         return found
 
     def option_words(self, rule: Any, name: str) -> tuple[str, ...]:
@@ -119,6 +134,50 @@ class TextLayer:
         self._by_option[(id(rule), name)] = (rule, words)
         self.word_list(words)
         return words
+
+    def option_list(self, rule: Any, name: str) -> _WordList:
+        """The compiled list of option ``name`` of ``rule``: ``word_list(option_words(rule, name))``, cached."""
+        found = self._option_lists.get((id(rule), name))
+        if found is not None and found[0] is rule:
+            return found[1]
+        wl = self.word_list(self.option_words(rule, name))
+        self._option_lists[(id(rule), name)] = (rule, wl)
+        return wl
+
+    def lists_mask(self, rule: Any, names: tuple[str, ...]) -> int:
+        """The options ``names`` of ``rule`` as one bit mask for :meth:`TextFacts.may_hit_mask`:
+        ``ALWAYS`` when one of the lists may always hit, the bits of the others (lists without
+        entries add none), cached."""
+        found = self._masks.get((id(rule), names))
+        if found is not None and found[0] is rule:
+            return found[1]
+        mask = 0
+        for name in names:
+            wl = self.option_list(rule, name)
+            if wl.always:
+                mask = ALWAYS
+                break
+            if wl.entries:
+                mask |= wl.bit
+        self._masks[(id(rule), names)] = (rule, mask)
+        return mask
+
+    @property
+    def pieces(self) -> Any:
+        """The automaton of the lists' longest whitespace-free entry pieces: piece -> bit mask of lists."""
+        if self._pieces is None:
+            self._pieces = self._build_pieces()
+        return self._pieces
+
+    def _build_pieces(self) -> Any:
+        masks: dict[str, int] = {}
+        for wl in self._lists.values():
+            if not wl.exact_ok:
+                continue  # such a list may always hit; never looked up here
+            for entry in wl.entries:
+                piece = max(_WORD_PIECE.findall(_text.fold(entry)), key=len)
+                masks[piece] = masks.get(piece, 0) | wl.bit
+        return _automaton_of(_without_covered(masks))
 
     @property
     def automaton(self) -> Any:
@@ -136,8 +195,6 @@ class TextLayer:
                 bounded = re.match(r"\w", entry) is not None and not lexicon.has_cjk(entry)
                 end_bounded = re.search(r"\w$", entry) is not None and not lexicon.has_cjk(entry)
                 payloads.setdefault(folded, []).append((_EXACT, wl.index, len(folded), bounded, end_bounded))
-                piece = max(_WORD_PIECE.findall(folded), key=len)
-                payloads.setdefault(piece, []).append((_PIECE, wl.index, len(piece), False, False))
         automaton = ahocorasick.Automaton()
         for key, items in payloads.items():
             automaton.add_word(key, tuple(dict.fromkeys(items)))
@@ -149,18 +206,56 @@ class TextLayer:
         return TextFacts(self, text)
 
 
+def _automaton_of(masks: dict[str, int]) -> Any:
+    automaton = ahocorasick.Automaton()
+    for key, mask in masks.items():
+        automaton.add_word(key, mask)
+    if masks:
+        automaton.make_automaton()
+    return automaton
+
+
+def _without_covered(masks: dict[str, int]) -> dict[str, int]:
+    """``masks`` without the pieces whose lists are all lists of pieces inside them.
+
+    Wherever such a piece occurs, the pieces inside it occur too and bring
+    the same lists, so a full scan finds exactly the same lists with fewer
+    matches to walk through in Python. (A dropped inner piece is itself
+    covered by pieces inside it, which are inside the outer one as well.)
+    """
+    sized = ahocorasick.Automaton()
+    for key, mask in masks.items():
+        sized.add_word(key, (len(key), mask))
+    if not masks:
+        return masks
+    sized.make_automaton()
+    kept: dict[str, int] = {}
+    for key, mask in masks.items():
+        inner = 0
+        for _end, (n, lists) in sized.iter(key):
+            if n < len(key):  # a proper substring (the key itself is the one match of its length)
+                inner |= lists
+        if mask & ~inner:
+            kept[key] = mask
+    return kept
+
+
 class TextFacts:
     """What rules ask about one text; every part computed on first use."""
 
-    __slots__ = ("_by_list", "_hits", "_masked", "_numbers", "_pieces", "_raw", "_sentences", "_tokens", "folded",
-                 "layer", "text")
+    __slots__ = ("_by_list", "_found", "_hits", "_masked", "_numbers", "_piece_iter", "_piece_source", "_raw",
+                 "_sentences", "_tokens", "folded", "layer", "text")
 
     def __init__(self, layer: TextLayer, text: str):
         self.layer = layer
         self.text = text
         self.folded = _text.fold(text)
         self._raw: list[tuple[int, tuple[tuple[int, int, int, bool, bool], ...]]] | None = None
-        self._pieces: set[int] | None = None
+        # The lazy piece scan: the automaton it runs on, the bits of the lists seen so far, and
+        # the iterator where it stopped (None once the text is scanned to its end).
+        self._piece_source: Any = None
+        self._found = 0
+        self._piece_iter: Any = None
         self._hits: dict[int, list[tuple[int, int]]] = {}
         self._by_list: dict[int, list[tuple[int, int, bool, bool]]] | None = None
         self._masked: str | None = None
@@ -168,31 +263,49 @@ class TextFacts:
         self._tokens: list[str] | None = None
         self._numbers: list[str] | None = None
 
-    # --- the one scan ------------------------------------------------------------
+    # --- the exact scan ----------------------------------------------------------
     def _scan(self) -> None:
         automaton = self.layer.automaton
-        raw: list[Any] = []
-        pieces: set[int] = set()
-        if len(automaton):
-            for end, items in automaton.iter(self.folded):
-                raw.append((end, items))
-                for kind, index, _n, _b, _e in items:
-                    if kind == _PIECE:
-                        pieces.add(index)
-        self._raw = raw
-        self._pieces = pieces
+        self._raw = list(automaton.iter(self.folded)) if len(automaton) else []
 
     def may_hit(self, words: tuple[str, ...]) -> bool:
         """False only when no entry of ``words`` can match this text or any text derived from it
         by replacing spans with whitespace and cutting it up (see the module docstring)."""
-        wl = self.layer.word_list(words)
+        return self.may_hit_list(self.layer.word_list(words))
+
+    def may_hit_list(self, wl: _WordList) -> bool:
+        """:meth:`may_hit` for a list already compiled by this text's layer."""
         if wl.always:
             return True
         if not wl.entries:
             return False
-        if self._pieces is None:
-            self._scan()
-        return wl.index in self._pieces  # type: ignore[operator]
+        return self.may_hit_mask(wl.bit)
+
+    def may_hit_mask(self, mask: int) -> bool:
+        """Whether one of the lists in ``mask`` (:meth:`TextLayer.lists_mask`) may hit: ``any(may_hit)``."""
+        if mask == ALWAYS:
+            return True
+        if not mask:
+            return False
+        automaton = self.layer.pieces
+        if self._piece_source is not automaton:  # first use, or the layer gained a list since
+            self._piece_source = automaton
+            self._found = 0
+            self._piece_iter = automaton.iter(self.folded) if len(automaton) else None
+        found = self._found
+        if found & mask:
+            return True
+        scan = self._piece_iter
+        if scan is None:
+            return False
+        for _end, lists in scan:
+            found |= lists
+            if lists & mask:
+                self._found = found
+                return True  # the rest of the text is scanned only if another list asks
+        self._found = found
+        self._piece_iter = None
+        return False
 
     def hits(self, words: tuple[str, ...]) -> list[tuple[int, int]]:
         """``(start, end)`` of each match of ``lexicon.compile_words(words).finditer(self.text)``."""

@@ -107,6 +107,6 @@ def declaration_met(rule: Any, needs: Needs, target: Any, layer: TextLayer, ctx:
         text = target.get(needs.text_field)
         if not isinstance(text, str):
             return False
-        facts = facts_of(layer, ctx, text)
-        return any(facts.may_hit(layer.option_words(rule, name)) for name in needs.words)
+        # One mask for all the lists: any(may_hit(list) for list in needs.words), in one test.
+        return facts_of(layer, ctx, text).may_hit_mask(layer.lists_mask(rule, needs.words))
     return True
