@@ -18,7 +18,7 @@ from pathlib import Path
 
 import memvet
 from memvet.formats import format_text
-from memvet.rule_docs import builtin_pages, stale
+from memvet.rule_docs import stale, write_pages
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
@@ -66,14 +66,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"stale: {name}", file=sys.stderr)
         return 1 if bad else 0
     README.write_text(wanted, "utf-8")
-    RULE_DOCS.mkdir(parents=True, exist_ok=True)
-    pages = builtin_pages()
-    for old in RULE_DOCS.glob("*.md"):
-        if old.name not in pages:
-            old.unlink()
-    for name, page in pages.items():
-        (RULE_DOCS / name).write_text(page, "utf-8")
-    print(f"README.md and {len(pages)} pages in {RULE_DOCS.relative_to(REPO)} are current")
+    count = write_pages(RULE_DOCS)
+    print(f"README.md and {count} pages in {RULE_DOCS.relative_to(REPO)} are current")
     return 0
 
 

@@ -160,6 +160,18 @@ def stale(folder: Path) -> list[str]:
     return bad
 
 
+def write_pages(folder: Path) -> int:
+    """Write every built-in rule's page into ``folder`` (and remove pages of rules that are gone)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    pages = builtin_pages()
+    for old in folder.glob("*.md"):
+        if old.name not in pages:
+            old.unlink()
+    for name, text in pages.items():
+        (folder / name).write_text(text, "utf-8")
+    return len(pages)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m memvet.rule_docs", description=__doc__.splitlines()[0])
     parser.add_argument("folder", nargs="?", default="docs/rules")
@@ -171,14 +183,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in bad:
             print(f"stale: {folder / name}", file=sys.stderr)
         return 1 if bad else 0
-    folder.mkdir(parents=True, exist_ok=True)
-    pages = builtin_pages()
-    for old in folder.glob("*.md"):
-        if old.name not in pages:
-            old.unlink()
-    for name, text in pages.items():
-        (folder / name).write_text(text, "utf-8")
-    print(f"wrote {len(pages)} pages to {folder}")
+    print(f"wrote {write_pages(folder)} pages to {folder}")
     return 0
 
 
