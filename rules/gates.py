@@ -660,7 +660,9 @@ class ProvenanceTest(_Gate):
         and it, or when only a command's output holds it -- no file read,
         written or committed -- a low-confidence finding), unless the memory gives a cause
         of its own or a user of the batch said it (a rule the user dictated
-        stays the user's even after the assistant wrote it down).
+        stays the user's even after the assistant wrote it down). A cause
+        excuses only while the writes hold less than ``restated_cause_share``
+        of the memory: a "because" copied from the file is the file's.
 
     Why is this bad?
         The provenance test: what ``grep`` or ``git show`` returns in
@@ -689,6 +691,12 @@ class ProvenanceTest(_Gate):
         ```json
         {"content": "Use Conventional Commits for every commit message and squash fixup commits before merging.",
          "type": "work_method", "priority": 80, "metadata": {"scope": "self", "method_type": "constraint"}}
+        ```
+        user: 把输出流程写进 docs/pipeline.md
+        tool: Applied edit to docs/pipeline.md: write_html 先渲染 base.html 模板，再写入 output 目录，因为 viewer 只读取 output 目录
+        ```json
+        {"content": "write_html 先渲染 base.html 模板，再写入 output 目录，因为 viewer 只读取 output 目录。",
+         "type": "work_fact", "priority": 80}
         ```
 
     Use instead:
@@ -752,6 +760,8 @@ class ProvenanceTest(_Gate):
         #: What excuses a restatement of the batch: a cause the memory gives (a rule
         #: copied from a file is still a copy, so normative words do not).
         restated_keep: list[str] = REASONS
+        #: From this share a cause no longer excuses: the "because …" is in the file too.
+        restated_cause_share: float = 0.7
 
     def __init__(self, options: Any = None):
         super().__init__(options)
@@ -814,7 +824,7 @@ class ProvenanceTest(_Gate):
         share = _sources.written_support(ctx, content)
         if share < o.restated_share_unsure:
             return None
-        if self._reason.search(self._not_explain.mask(view.stripped)):
+        if share < o.restated_cause_share and self._reason.search(self._not_explain.mask(view.stripped)):
             return None  # a cause of its own ("because …"): more than the file says
         # Names and paths blanked: a user who names the file has not said what it holds.
         if _sources.user_support(ctx, memory, view.stripped) >= o.user_share:
