@@ -335,6 +335,10 @@ _DATES = re.compile(r"\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?|\d{
                     r"\d{1,2}:\d{2}|\d{1,2}\s*(?:点|am\b|pm\b)", re.IGNORECASE)
 
 
+# A quoted span (straight, curly or backtick quotes): words the memory cites, not its own.
+_QUOTED = re.compile(r'"[^"\n]*"|“[^”\n]*”|`[^`\n]*`|「[^」\n]*」')
+
+
 def _has_number(text: str, number: str) -> bool:
     """``number`` occurs in ``text`` as a whole number (not inside a longer one)."""
     start = text.find(number)
@@ -377,6 +381,9 @@ class OneTimeTest(_Gate):
         count, a duration, a size) that a tool or assistant source printed
         and no user message of the batch gave is a reading copied from
         output (a low-confidence finding when only the assistant printed it).
+        So is a "not yet" state (还没有/尚未, "has not been") that a cited
+        tool message read off a command or a file, unless a cited user
+        states it or the memory gives a reason: the work under way ends it.
 
     Why is this bad?
         "目前进度 60%" is wrong tomorrow. Stored, it is recalled as current
@@ -403,6 +410,11 @@ class OneTimeTest(_Gate):
         ```json
         {"content": "单元测试 155 个测试全部通过。", "type": "work_fact", "priority": 70}
         ```
+        user: 我的代码和远程仓库关联了吗？
+        tool: $ ls -la .git -- ls: cannot access '.git': No such file or directory
+        ```json
+        {"content": "本地项目还没有初始化 Git，也没有和远程仓库建立关联。", "type": "work_fact", "priority": 70}
+        ```
 
     Use instead:
         user: The API must listen on port 8443 in every environment.
@@ -422,6 +434,12 @@ class OneTimeTest(_Gate):
         user: Why does the Gradle cache never hit on CI?
         ```json
         {"content": "GitHub Actions caches are capped at 10 GB per repository, so caching the whole ~/.gradle directory is evicted on every run.",
+         "type": "work_fact", "priority": 80}
+        ```
+        user: Is the mobile client on the v2 auth flow yet?
+        tool: $ grep -rn "X-Api-Key" mobile/src/net -- mobile/src/net/client.ts:14: headers["X-Api-Key"] = key
+        ```json
+        {"content": "The mobile client has not been moved to v2 auth yet; until it is, the API must keep accepting X-Api-Key headers because old app versions send them.",
          "type": "work_fact", "priority": 80}
         ```
     """
@@ -466,6 +484,10 @@ class OneTimeTest(_Gate):
         #: Words that make a reading this run's state ("is running on port 3000"): certain.
         running: list[str] = ["running", "runs on", "is on", "started", "listening", "auto-assigned", "assigned",
                               "this run", "运行在", "跑在", "启动在", "本次", "这次"]
+        #: Words of a state the work has not reached yet ("还没有初始化 Git", "not yet
+        #: linked"): read off a command or a file of this batch, it is one run's reading.
+        not_yet: list[str] = ["还没有", "还没", "尚未", "还未", "原本没有", "目前没有", "暂未",
+                              "not yet", "yet to", "has not been", "hasn't been", "have not been", "haven't been"]
 
     def __init__(self, options: Any = None):
         super().__init__(options)
@@ -508,6 +530,8 @@ class OneTimeTest(_Gate):
         self._may_any = WordFilter(o.point_in_time + o.as_it_stands + o.progress + o.state_words + latin)
         # The free measurement words as substrings: the reading pattern needs one.
         self._may_read_word = WordFilter(free, bounded=False) if free else None
+        self._not_yet = _compile(o.not_yet)
+        self._may_not_yet = WordFilter(o.not_yet)
 
     def may_fail(self, view: _text.View, memory: dict[str, Any], facts: TextFacts | None = None) -> bool:
         text = view.text
@@ -551,7 +575,13 @@ class OneTimeTest(_Gate):
     def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
                         facts: TextFacts) -> Finding | None:
         view = facts.view
-        if memory.get("type") == TASK or not view.has_digit:
+        if memory.get("type") == TASK:
+            return None
+        if self._not_yet is not None and self._may_not_yet.may_match(facts):
+            found = self._state_read_before_the_work(content, memory, ctx)
+            if found is not None:
+                return found
+        if not view.has_digit:
             return None
         printed = _sources.agent_numbers(ctx)
         if not printed or printed.isdisjoint(_sources.numbers(content)):
@@ -587,6 +617,31 @@ class OneTimeTest(_Gate):
         return Finding(f"a reading copied from this batch's {role} output ({shown!r}); the next run prints "
                        "another -- keep the limit or the cause it shows, not the figure",
                        path="/content", confidence="high" if certain else "low")
+
+    def _state_read_before_the_work(self, content: str, memory: dict[str, Any], ctx: Any) -> Finding | None:
+        """A "not yet" state whose cited sources include a command run or a file read of this batch.
+
+        What a command shows is missing ("no .git directory") is the state before
+        the work the batch is doing; the next run of the command tells it again.
+        A cited user who states it, or a reason of the memory's own, keeps it.
+        """
+        # Not inside a quote: "signalProcessingDAG not yet implemented" is a message the code prints.
+        marker = self._not_yet.search(_QUOTED.sub(lambda q: " " * len(q.group(0)), content))
+        if marker is None or ctx.is_dropped(ctx.scene_index, ctx.memory_index):
+            return None
+        sources = ctx.sources(memory)
+        facts = ctx.facts
+        read_by = next((m for m in sources if m.role == "tool"
+                        and (facts.of(m).commands or facts.of(m).files_read)), None)
+        if read_by is None:
+            return None
+        if any(m.role == "user" and "states" in facts.of(m).acts for m in sources):
+            return None
+        if self._keep.search(self._not_keep.mask(content)):
+            return None
+        return Finding(f"a state read off this batch's tool output ({marker.group(0)!r}, {read_by.id}); the work "
+                       "under way ends it and the command tells it again -- keep what it means, not the reading",
+                       path="/content")
 
     def _shape(self, prose: str, memory: dict[str, Any]) -> str | None:
         share = _SHARE.search(prose)
