@@ -147,7 +147,8 @@ class StrippingTest(_Gate):
         it keeps a cause, a rule or a decision, or a user of the batch STATED
         it (their own words: not a request or question, not code they
         pasted). A fenced block whose info string names a file
-        (a fence opened as css:app/style.css) is a file write. A work_artifact that says
+        (a fence opened as css:app/style.css) is a file write. A change told by its
+        means ("made 3D by adding …", 通过添加) is narration too. A work_artifact that says
         it created the asset it names is its job, not a change log.
 
     Why is this bad?
@@ -183,6 +184,11 @@ class StrippingTest(_Gate):
         ```json
         {"content": "The .card purple box shadow was made more prominent with layered shadows.", "type": "work_fact",
          "priority": 75}
+        ```
+        user: 加载动画能不能更立体一点
+        tool: Applied edit to app/static/css/style.css
+        ```json
+        {"content": "加载动画通过添加 box-shadow 和渐变背景变得更立体。", "type": "work_fact", "priority": 70}
         ```
 
     Use instead:
@@ -251,6 +257,9 @@ class StrippingTest(_Gate):
             # The new state of the code told as a result ("the card got a metallic look", "was made 3D").
             "was made", "were made", "was given", "were given", "got a", "got an", "now keeps", "now returns",
             "now shows", "now checks", "is now", "are now",
+            # The change told by its means ("the loader made 3D by adding a gradient").
+            "by adding", "by removing", "by replacing", "by switching", "by changing", "by moving",
+            "通过添加", "通过增加", "通过删除", "通过替换", "通过改为", "通过移除",
             "已删除", "已完成", "已更新", "已修复", "已实现", "已提交", "已重命名", "已添加", "已创建", "已修改", "已移除",
             "完成了", "修复了", "更新了", "实现了", "删除了", "新增了", "现在调用", "改成了", "改为了",
             "变成了", "换成了", "加上了", "去掉了", "现在会", "现在使用", "现在返回", "已改为", "已换成",
