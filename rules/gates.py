@@ -727,6 +727,8 @@ class ProvenanceTest(_Gate):
         stays the user's even after the assistant wrote it down). A cause
         excuses only while the writes hold less than ``restated_cause_share``
         of the memory: a "because" copied from the file is the file's.
+        A list of where things are ("routes are in routes.py, …") is a
+        pointer even when a user said it.
 
     Why is this bad?
         The provenance test: what ``grep`` or ``git show`` returns in
@@ -755,6 +757,10 @@ class ProvenanceTest(_Gate):
         ```json
         {"content": "Use Conventional Commits for every commit message and squash fixup commits before merging.",
          "type": "work_method", "priority": 80, "metadata": {"scope": "self", "method_type": "constraint"}}
+        ```
+        user: My routes should be in routes.py and the viewer HTML is upload.html
+        ```json
+        {"content": "Routes are in routes.py, the viewer HTML in upload.html.", "type": "work_fact", "priority": 75}
         ```
         user: 把输出流程写进 docs/pipeline.md
         tool: Applied edit to docs/pipeline.md: write_html 先渲染 base.html 模板，再写入 output 目录，因为 viewer 只读取 output 目录
@@ -873,6 +879,9 @@ class ProvenanceTest(_Gate):
     def excused(self, memory: dict[str, Any], ctx: Any, view: _text.View) -> bool:
         # A rule the user stated names where it applies ("plans in notes/plans/ get an
         # NN. prefix"): with most of its words the user's own, it is no mere pointer.
+        # A list of where things are is a pointer whoever said it ("routes are in routes.py").
+        if _only_locations(view.text):
+            return False
         return _sources.stated_support(ctx, memory, view.stripped) >= self.options.user_stated_share
 
     def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
@@ -899,6 +908,27 @@ class ProvenanceTest(_Gate):
         return Finding(f"it restates what this batch's tool output or file writes already hold ({share:.0%} of its "
                        "terms); the file, the commit or a rerun gives it back -- keep only what they do not say",
                        path="/content", confidence="high" if certain else "low")
+
+
+# One clause of a memory: split at commas, semicolons and sentence ends (not inside a path).
+_CLAUSES = re.compile(r"[,;，；。！？!?]\s*|\.(?:\s+|$)")
+_WORD_OR_HAN = re.compile(r"[A-Za-z]+|[\u3400-\u9fff]")
+
+
+def _only_locations(content: str) -> bool:
+    """Every clause names a path or file and says little else (at most four words or
+    eight Chinese characters around it): "Routes are in routes.py, views in views.py"."""
+    clauses = [c for c in _CLAUSES.split(content) if c and c.strip()]
+    if not clauses:
+        return False
+    for clause in clauses:
+        if _PATHISH.search(clause) is None:
+            return False
+        rest = _WORD_OR_HAN.findall(_PATHISH.sub(" ", clause))
+        words = sum(1 for w in rest if w.isascii())
+        if words > 4 or len(rest) - words > 8:
+            return False
+    return True
 
 
 # --- helpers shared with Q002 ---------------------------------------------------------
