@@ -147,7 +147,8 @@ class StrippingTest(_Gate):
         it keeps a cause, a rule or a decision, or a user of the batch STATED
         it (their own words: not a request or question, not code they
         pasted). A fenced block whose info string names a file
-        (a fence opened as css:app/style.css) is a file write. A work_artifact that says
+        (a fence opened as css:app/style.css) is a file write. A change told by its
+        means ("made 3D by adding …", 通过添加) is narration too. A work_artifact that says
         it created the asset it names is its job, not a change log.
 
     Why is this bad?
@@ -183,6 +184,11 @@ class StrippingTest(_Gate):
         ```json
         {"content": "The .card purple box shadow was made more prominent with layered shadows.", "type": "work_fact",
          "priority": 75}
+        ```
+        user: 加载动画能不能更立体一点
+        tool: Applied edit to app/static/css/style.css
+        ```json
+        {"content": "加载动画通过添加 box-shadow 和渐变背景变得更立体。", "type": "work_fact", "priority": 70}
         ```
 
     Use instead:
@@ -251,6 +257,9 @@ class StrippingTest(_Gate):
             # The new state of the code told as a result ("the card got a metallic look", "was made 3D").
             "was made", "were made", "was given", "were given", "got a", "got an", "now keeps", "now returns",
             "now shows", "now checks", "is now", "are now",
+            # The change told by its means ("the loader made 3D by adding a gradient").
+            "by adding", "by removing", "by replacing", "by switching", "by changing", "by moving",
+            "通过添加", "通过增加", "通过删除", "通过替换", "通过改为", "通过移除",
             "已删除", "已完成", "已更新", "已修复", "已实现", "已提交", "已重命名", "已添加", "已创建", "已修改", "已移除",
             "完成了", "修复了", "更新了", "实现了", "删除了", "新增了", "现在调用", "改成了", "改为了",
             "变成了", "换成了", "加上了", "去掉了", "现在会", "现在使用", "现在返回", "已改为", "已换成",
@@ -335,6 +344,10 @@ _DATES = re.compile(r"\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?|\d{
                     r"\d{1,2}:\d{2}|\d{1,2}\s*(?:点|am\b|pm\b)", re.IGNORECASE)
 
 
+# A quoted span (straight, curly or backtick quotes): words the memory cites, not its own.
+_QUOTED = re.compile(r'"[^"\n]*"|“[^”\n]*”|`[^`\n]*`|「[^」\n]*」')
+
+
 def _has_number(text: str, number: str) -> bool:
     """``number`` occurs in ``text`` as a whole number (not inside a longer one)."""
     start = text.find(number)
@@ -377,6 +390,9 @@ class OneTimeTest(_Gate):
         count, a duration, a size) that a tool or assistant source printed
         and no user message of the batch gave is a reading copied from
         output (a low-confidence finding when only the assistant printed it).
+        So is a "not yet" state (还没有/尚未, "has not been") that a cited
+        tool message read off a command or a file, unless a cited user
+        states it or the memory gives a reason: the work under way ends it.
 
     Why is this bad?
         "目前进度 60%" is wrong tomorrow. Stored, it is recalled as current
@@ -403,6 +419,11 @@ class OneTimeTest(_Gate):
         ```json
         {"content": "单元测试 155 个测试全部通过。", "type": "work_fact", "priority": 70}
         ```
+        user: 我的代码和远程仓库关联了吗？
+        tool: $ ls -la .git -- ls: cannot access '.git': No such file or directory
+        ```json
+        {"content": "本地项目还没有初始化 Git，也没有和远程仓库建立关联。", "type": "work_fact", "priority": 70}
+        ```
 
     Use instead:
         user: The API must listen on port 8443 in every environment.
@@ -422,6 +443,12 @@ class OneTimeTest(_Gate):
         user: Why does the Gradle cache never hit on CI?
         ```json
         {"content": "GitHub Actions caches are capped at 10 GB per repository, so caching the whole ~/.gradle directory is evicted on every run.",
+         "type": "work_fact", "priority": 80}
+        ```
+        user: Is the mobile client on the v2 auth flow yet?
+        tool: $ grep -rn "X-Api-Key" mobile/src/net -- mobile/src/net/client.ts:14: headers["X-Api-Key"] = key
+        ```json
+        {"content": "The mobile client has not been moved to v2 auth yet; until it is, the API must keep accepting X-Api-Key headers because old app versions send them.",
          "type": "work_fact", "priority": 80}
         ```
     """
@@ -466,6 +493,10 @@ class OneTimeTest(_Gate):
         #: Words that make a reading this run's state ("is running on port 3000"): certain.
         running: list[str] = ["running", "runs on", "is on", "started", "listening", "auto-assigned", "assigned",
                               "this run", "运行在", "跑在", "启动在", "本次", "这次"]
+        #: Words of a state the work has not reached yet ("还没有初始化 Git", "not yet
+        #: linked"): read off a command or a file of this batch, it is one run's reading.
+        not_yet: list[str] = ["还没有", "还没", "尚未", "还未", "原本没有", "目前没有", "暂未",
+                              "not yet", "yet to", "has not been", "hasn't been", "have not been", "haven't been"]
 
     def __init__(self, options: Any = None):
         super().__init__(options)
@@ -508,6 +539,8 @@ class OneTimeTest(_Gate):
         self._may_any = WordFilter(o.point_in_time + o.as_it_stands + o.progress + o.state_words + latin)
         # The free measurement words as substrings: the reading pattern needs one.
         self._may_read_word = WordFilter(free, bounded=False) if free else None
+        self._not_yet = _compile(o.not_yet)
+        self._may_not_yet = WordFilter(o.not_yet)
 
     def may_fail(self, view: _text.View, memory: dict[str, Any], facts: TextFacts | None = None) -> bool:
         text = view.text
@@ -551,7 +584,13 @@ class OneTimeTest(_Gate):
     def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
                         facts: TextFacts) -> Finding | None:
         view = facts.view
-        if memory.get("type") == TASK or not view.has_digit:
+        if memory.get("type") == TASK:
+            return None
+        if self._not_yet is not None and self._may_not_yet.may_match(facts):
+            found = self._state_read_before_the_work(content, memory, ctx)
+            if found is not None:
+                return found
+        if not view.has_digit:
             return None
         printed = _sources.agent_numbers(ctx)
         if not printed or printed.isdisjoint(_sources.numbers(content)):
@@ -587,6 +626,31 @@ class OneTimeTest(_Gate):
         return Finding(f"a reading copied from this batch's {role} output ({shown!r}); the next run prints "
                        "another -- keep the limit or the cause it shows, not the figure",
                        path="/content", confidence="high" if certain else "low")
+
+    def _state_read_before_the_work(self, content: str, memory: dict[str, Any], ctx: Any) -> Finding | None:
+        """A "not yet" state whose cited sources include a command run or a file read of this batch.
+
+        What a command shows is missing ("no .git directory") is the state before
+        the work the batch is doing; the next run of the command tells it again.
+        A cited user who states it, or a reason of the memory's own, keeps it.
+        """
+        # Not inside a quote: "signalProcessingDAG not yet implemented" is a message the code prints.
+        marker = self._not_yet.search(_QUOTED.sub(lambda q: " " * len(q.group(0)), content))
+        if marker is None or ctx.is_dropped(ctx.scene_index, ctx.memory_index):
+            return None
+        sources = ctx.sources(memory)
+        facts = ctx.facts
+        read_by = next((m for m in sources if m.role == "tool"
+                        and (facts.of(m).commands or facts.of(m).files_read)), None)
+        if read_by is None:
+            return None
+        if any(m.role == "user" and "states" in facts.of(m).acts for m in sources):
+            return None
+        if self._keep.search(self._not_keep.mask(content)):
+            return None
+        return Finding(f"a state read off this batch's tool output ({marker.group(0)!r}, {read_by.id}); the work "
+                       "under way ends it and the command tells it again -- keep what it means, not the reading",
+                       path="/content")
 
     def _shape(self, prose: str, memory: dict[str, Any]) -> str | None:
         share = _SHARE.search(prose)
@@ -660,7 +724,11 @@ class ProvenanceTest(_Gate):
         and it, or when only a command's output holds it -- no file read,
         written or committed -- a low-confidence finding), unless the memory gives a cause
         of its own or a user of the batch said it (a rule the user dictated
-        stays the user's even after the assistant wrote it down).
+        stays the user's even after the assistant wrote it down). A cause
+        excuses only while the writes hold less than ``restated_cause_share``
+        of the memory: a "because" copied from the file is the file's.
+        A list of where things are ("routes are in routes.py, …") is a
+        pointer even when a user said it.
 
     Why is this bad?
         The provenance test: what ``grep`` or ``git show`` returns in
@@ -689,6 +757,16 @@ class ProvenanceTest(_Gate):
         ```json
         {"content": "Use Conventional Commits for every commit message and squash fixup commits before merging.",
          "type": "work_method", "priority": 80, "metadata": {"scope": "self", "method_type": "constraint"}}
+        ```
+        user: My routes should be in routes.py and the viewer HTML is upload.html
+        ```json
+        {"content": "Routes are in routes.py, the viewer HTML in upload.html.", "type": "work_fact", "priority": 75}
+        ```
+        user: 把输出流程写进 docs/pipeline.md
+        tool: Applied edit to docs/pipeline.md: write_html 先渲染 base.html 模板，再写入 output 目录，因为 viewer 只读取 output 目录
+        ```json
+        {"content": "write_html 先渲染 base.html 模板，再写入 output 目录，因为 viewer 只读取 output 目录。",
+         "type": "work_fact", "priority": 80}
         ```
 
     Use instead:
@@ -752,6 +830,8 @@ class ProvenanceTest(_Gate):
         #: What excuses a restatement of the batch: a cause the memory gives (a rule
         #: copied from a file is still a copy, so normative words do not).
         restated_keep: list[str] = REASONS
+        #: From this share a cause no longer excuses: the "because …" is in the file too.
+        restated_cause_share: float = 0.7
 
     def __init__(self, options: Any = None):
         super().__init__(options)
@@ -799,6 +879,9 @@ class ProvenanceTest(_Gate):
     def excused(self, memory: dict[str, Any], ctx: Any, view: _text.View) -> bool:
         # A rule the user stated names where it applies ("plans in notes/plans/ get an
         # NN. prefix"): with most of its words the user's own, it is no mere pointer.
+        # A list of where things are is a pointer whoever said it ("routes are in routes.py").
+        if _only_locations(view.text):
+            return False
         return _sources.stated_support(ctx, memory, view.stripped) >= self.options.user_stated_share
 
     def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
@@ -814,7 +897,7 @@ class ProvenanceTest(_Gate):
         share = _sources.written_support(ctx, content)
         if share < o.restated_share_unsure:
             return None
-        if self._reason.search(self._not_explain.mask(view.stripped)):
+        if share < o.restated_cause_share and self._reason.search(self._not_explain.mask(view.stripped)):
             return None  # a cause of its own ("because …"): more than the file says
         # Names and paths blanked: a user who names the file has not said what it holds.
         if _sources.user_support(ctx, memory, view.stripped) >= o.user_share:
@@ -825,6 +908,27 @@ class ProvenanceTest(_Gate):
         return Finding(f"it restates what this batch's tool output or file writes already hold ({share:.0%} of its "
                        "terms); the file, the commit or a rerun gives it back -- keep only what they do not say",
                        path="/content", confidence="high" if certain else "low")
+
+
+# One clause of a memory: split at commas, semicolons and sentence ends (not inside a path).
+_CLAUSES = re.compile(r"[,;，；。！？!?]\s*|\.(?:\s+|$)")
+_WORD_OR_HAN = re.compile(r"[A-Za-z]+|[\u3400-\u9fff]")
+
+
+def _only_locations(content: str) -> bool:
+    """Every clause names a path or file and says little else (at most four words or
+    eight Chinese characters around it): "Routes are in routes.py, views in views.py"."""
+    clauses = [c for c in _CLAUSES.split(content) if c and c.strip()]
+    if not clauses:
+        return False
+    for clause in clauses:
+        if _PATHISH.search(clause) is None:
+            return False
+        rest = _WORD_OR_HAN.findall(_PATHISH.sub(" ", clause))
+        words = sum(1 for w in rest if w.isascii())
+        if words > 4 or len(rest) - words > 8:
+            return False
+    return True
 
 
 # --- helpers shared with Q002 ---------------------------------------------------------
