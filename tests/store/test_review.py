@@ -73,12 +73,17 @@ def test_state_changes_need_the_token_json_and_a_loopback_host(filled):
         assert post(srv, "action=approve&ids=f-2", token=srv.token,
                     content_type="application/x-www-form-urlencoded")[0] == 415  # a cross-site form
         assert post(srv, approve, token=srv.token, host="evil.example:80")[0] == 400   # DNS rebinding
+        assert post(srv, approve, token=srv.token, host="[::2]:80")[0] == 400         # not our address
+        assert post(srv, approve, token=srv.token, host="[::1")[0] == 400             # malformed
         code, body = post(srv, {**approve, "by": " "}, token=srv.token)
         assert code == 400 and "reviewer" in body["error"]
         assert post(srv, {**approve, "action": "delete"}, token=srv.token)[0] == 400
         with open_store(filled) as store:
             assert store.get("f-2")["status"] == "pending"                   # nothing above changed anything
             assert "f-2" not in [m["id"] for m in store.recall(kind="project_fact", query="order-service 重试")]
+        # A browser on http://[::1]:port/ sends a bracketed IPv6 Host: it is a loopback name.
+        code, body = post(srv, {**approve, "ids": ["nope"]}, token=srv.token, host=f"[::1]:{srv.port}")
+        assert code == 200 and [f["id"] for f in body["failed"]] == ["nope"]
         code, body = post(srv, approve, token=srv.token)
         assert code == 200 and body == {"done": [{"id": "f-2", "status": "active"}], "failed": []}
         code, body = post(srv, {"action": "restore", "ids": ["f-2", "nope"], "by": "bob"}, token=srv.token)
