@@ -30,7 +30,8 @@ MESSAGE_CAP = 3000
 TOOL_CAP = 600
 CUT = "…[cut]"
 
-USER_HEADER = re.compile(r"^_\*\*User(?: \((\d{4}-\d{2}-\d{2} \d{2}:\d{2})Z\))?\*\*_\s*$")
+# SpecStory v2.1 (Claude Code provider, 2026) stamps user turns to the second: `(2026-06-29 18:33:08Z)`.
+USER_HEADER = re.compile(r"^_\*\*User(?: \((\d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?)Z\))?\*\*_\s*$")
 ASSISTANT_HEADER = re.compile(r"^_\*\*(?:Assistant|Agent)\b.*\*\*_\s*$")
 THINK = re.compile(r"<think>.*?</think>", re.S)
 TAG = re.compile(r"</?(?:tool-use|details|summary)\b[^>]*>")
@@ -66,7 +67,8 @@ def _tool_text(section: str) -> str:
 
 
 def _epoch_ms(stamp: str) -> int:
-    return int(datetime.strptime(stamp, "%Y-%m-%d %H:%M").replace(tzinfo=timezone.utc).timestamp() * 1000)
+    fmt = "%Y-%m-%d %H:%M:%S" if stamp.count(":") == 2 else "%Y-%m-%d %H:%M"
+    return int(datetime.strptime(stamp, fmt).replace(tzinfo=timezone.utc).timestamp() * 1000)
 
 
 def _split_sections(text: str) -> list[str]:
