@@ -34,7 +34,7 @@ from itertools import pairwise
 from typing import Any, Iterable
 
 from memvet.rules import lexicon
-from memvet.rules._patterns import any_substring_pattern, literal_trie
+from memvet.rules._patterns import literal_trie
 
 CJK_CHAR = r"\u3400-\u9fff\uf900-\ufaff"
 _CJK_RUN = re.compile(f"[{CJK_CHAR}]+")
@@ -638,25 +638,6 @@ class Trigger:
         if self._pairs and not self._pairs.isdisjoint(v.pairs):
             return True
         return self._pattern is not None and self._pattern.search(v.folded) is not None
-
-
-def entry_filter(words: Iterable[str]) -> re.Pattern[str] | None:
-    """A cheap necessary condition for a word list, as one case-sensitive pattern over ``fold(text)``.
-
-    Whenever ``lexicon.compile_words(words).search(text)`` finds an entry,
-    the folded entry is a substring of ``fold(text)`` (its word boundaries
-    aside), so this pattern finds something in ``fold(text)``. It is
-    prefilter-friendly (each entry starts at its rarest character, see
-    :func:`~memvet.rules._wordmatch.any_substring_pattern`), so a clean text
-    costs one fast scan and no :class:`View` runs (search other shapes with
-    patterns of their own: an alternation with them would lose the skip).
-    None when an entry has a character :func:`fold` is not checked for: the
-    caller cannot exit early.
-    """
-    entries = [w.strip() for w in words if w.strip()]
-    if not all(map(foldable, entries)):
-        return None
-    return re.compile(any_substring_pattern({fold(w) for w in entries}))  # "(?!)" for no entries
 
 
 def _literal_pattern(literals: Iterable[str]) -> re.Pattern[str] | None:

@@ -9,7 +9,9 @@ date -- with a one-sentence reason.
 Every word list is an option with Chinese and English defaults, matched
 with lexicon semantics (:mod:`memvet.rules._wordmatch`, the faster matcher
 over :mod:`memvet.rules.lexicon`); the language measure lives in
-:mod:`memvet.rules._langdetect`.
+:mod:`memvet.rules._langdetect`. Rules that need a field or a word list
+declare it (``needs``, :mod:`memvet.needs`): the engine calls ``check()``
+only where the declaration can be met.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from memvet.needs import Needs
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules._antecedent import resolved_before
 from memvet.rules._langdetect import TextScreen, dominant_language, language_of, measure
-from memvet.rules._wordmatch import WordFilter, literal_trie, option_matcher, text_facts
+from memvet.rules._wordmatch import option_matcher
 
 BAR = "｜"
 # Bars a model types instead of the full-width one: ASCII, box drawing, CJK stroke, divides, broken bar.
@@ -281,7 +283,6 @@ class ContextDependent(Rule):
     target = "memory"
     action = "reject"
     #: Every finding quotes a conversation or leading reference, or a demonstrative, of the content.
-    #: (_find still screens a demonstrative for a generic noun close after it: sharper than a declaration.)
     needs = Needs(fields=("content",), words=("conversation_refs", "leading_refs", "demonstratives"))
 
     class Options(RuleOptions):
@@ -376,32 +377,15 @@ class ContextDependent(Rule):
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         # A plain function, not a generator: a clean memory costs no generator.
         content = memory.get("content")
-        if not isinstance(content, str) or not content:
-            return ()
-        hit = self._find(content, ctx)
+        hit = self._find(content) if isinstance(content, str) else None
         if not hit:
             return ()
         return [Finding(f"content leans on the conversation ({hit!r}); name the object it refers to "
                         "so the memory stands alone", path="/content")]
 
-    def _find(self, text: str, ctx: Any = None) -> str | None:
-        any_pointer, demonstrative_nouns, conversation, leading, demonstratives, nouns, scope = self._matchers()
+    def _find(self, text: str) -> str | None:
+        conversation, leading, demonstratives, nouns, scope = self._matchers()
         lowered = text.lower()  # once for every word list
-        # Most contents hold no conversation or leading reference, and no
-        # demonstrative with a generic noun close after it: set lookups in the
-        # text's shared facts, then (only with a demonstrative) one literal pass,
-        # say so (the matchers fall back to another pattern when lower-casing
-        # changes the length).
-        if len(lowered) == len(text):
-            facts = text_facts(ctx, text)
-            # (A plain pattern over the lowered text stands in for the filter in tests.)
-            if not (any_pointer.may_match(facts) if isinstance(any_pointer, WordFilter)
-                    else any_pointer.search(lowered) is not None):
-                for words, pattern in demonstrative_nouns:
-                    if words.may_match(facts) and pattern.search(lowered) is not None:
-                        break
-                else:
-                    return None
         hit = conversation.find(text, lowered=lowered)
         if hit:
             return hit
@@ -412,27 +396,9 @@ class ContextDependent(Rule):
         return self._dangling_demonstrative(text, lowered, demonstratives, nouns, scope)
 
     def _matchers(self) -> tuple[Any, ...]:
-        """The prefilter and the word-list matchers, built once per rule instance (options are frozen).
-
-        The prefilter is a few tests, one of which must pass for any finding:
-        an entry of the conversation and leading lists (a
-        :class:`~memvet.rules._wordmatch.WordFilter` over the text's shared
-        facts); and (one per script: a filter for the demonstratives, then a
-        pattern over the lower-cased text, whose matches are literals without
-        the boundaries) a demonstrative followed by a generic noun as close as
-        :meth:`_dangling_demonstrative` requires -- the noun starts at most 6
-        characters after a Chinese demonstrative, ends at most 40 after a
-        Latin one, and no clause break comes before its end. (A Latin entry
-        found through non-ASCII letters is judged as Chinese: nearer still.)
-        """
-        found = self.__dict__.get("_l002_matchers")
-        if found is None:
-            o = self.options
-            any_pointer = WordFilter([*o.conversation_refs, *o.leading_refs])
-            found = self.__dict__["_l002_matchers"] = (any_pointer, _demonstrative_nouns(o), *(
-                option_matcher(self, option) for option in (
-                    "conversation_refs", "leading_refs", "demonstratives", "generic_nouns", "self_scope_nouns")))
-        return found
+        """The word-list matchers (lexicon semantics), one per option of the rule instance."""
+        return tuple(option_matcher(self, option) for option in (
+            "conversation_refs", "leading_refs", "demonstratives", "generic_nouns", "self_scope_nouns"))
 
     def _dangling_demonstrative(self, text: str, lowered: str, demonstratives: Any, nouns: Any,
                                 scope: Any) -> str | None:
@@ -485,28 +451,6 @@ class ContextDependent(Rule):
                             or text[end:end + 1] in tuple("时外后前刻次")):
             return False
         return True
-
-
-def _demonstrative_nouns(options: Any) -> tuple[tuple[WordFilter, re.Pattern[str]], ...]:
-    """A demonstrative, then a generic noun within the window of L002 (lower-cased literals).
-
-    One pattern per script: each keeps the regex engine's skip to its first
-    characters, which one alternation of both would lose. Each comes with a
-    filter of its demonstratives (as L002 matches them: Latin ones on word
-    boundaries), which a text must pass before the pattern is worth a scan.
-    """
-    nouns = {w.strip().lower() for w in options.generic_nouns} - {""}
-    demonstratives = {w.strip().lower() for w in options.demonstratives} - {""}
-    if not nouns:
-        return ()
-    gap = "[^" + _CLAUSE_END.pattern[1:-1] + "]"
-    noun = literal_trie(nouns)
-    patterns = []
-    for words, most in (([w for w in demonstratives if not w.isascii()], 6),
-                        ([w for w in demonstratives if w.isascii()], 39)):
-        if words:
-            patterns.append((WordFilter(words), re.compile(f"{literal_trie(words)}{gap}{{0,{most}}}(?:{noun})")))
-    return tuple(patterns)
 
 
 def _window_end(text: str, start: int, latin: bool) -> int:
@@ -691,6 +635,8 @@ class SceneNameActivity(Rule):
     name = "scene-name-activity"
     target = "scene"
     action = "reject"
+    #: Only a new scene's label has a topic to judge (a reused scene has none).
+    needs = Needs(fields=("new_scene_name",))
 
     class Options(RuleOptions):
         leading_activities: list[str] = [
@@ -869,6 +815,8 @@ class SceneNameUnknownProject(Rule):
     name = "scene-name-unknown-project"
     target = "scene"
     action = "warn"
+    #: Only a new scene's label names a project.
+    needs = Needs(fields=("new_scene_name",))
 
     def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
         name = scene.get("new_scene_name")

@@ -25,15 +25,14 @@ These are heuristics over word classes and structure. Where a question needs
 judgment (is this basis *really* supported? is this advice *really*
 operable?) the rule says so; an optional LLM judge can back it later.
 
-Speed: the M rules declare ``types = {"work_method"}``. The engine
-dispatches memory rules on the type the LLM EMITTED (``ctx.original``), so
-a method that M001 downgraded still meets M002-M005 (tested), and the rules
-are never called on the other types. Each still checks ``ctx.original``
-itself (a caller may call ``check()`` directly), then asks
-:meth:`_MethodRule.may_fail` -- a cheap test over the memory's shared
-:class:`~memvet.rules._text.View` that is False only when its question
-cannot fail -- before any real analysis. M005 reads each source message
-once per batch (``ctx.memo``), not once per memory that cites it.
+Declarations: the M rules declare ``types = {"work_method"}`` and
+``needs = Needs(fields=("content",))`` (M003 and M004 also name the word
+lists one of which must hit). The engine dispatches memory rules on the
+type the LLM EMITTED (``ctx.original``), so a method that M001 downgraded
+still meets M002-M005 (tested), and it calls ``check()`` only where the
+declaration can be met; ``check()`` holds only the rule's question. M005
+reads each source message once per batch (``ctx.memo``), not once per
+memory that cites it.
 """
 
 from __future__ import annotations
@@ -43,7 +42,7 @@ from typing import Any, Iterable
 
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.needs import Needs
-from memvet.rules import _normform, _text, _wordmatch, lexicon
+from memvet.rules import _normform, _text, lexicon
 
 METHOD, FACT = "work_method", "work_fact"
 METHOD_ONLY_METADATA = ("scope", "method_type")
@@ -181,21 +180,18 @@ def _content(memory: dict[str, Any]) -> str:
 
 
 class _MethodRule(Rule):
-    """Shared plumbing: run only on memories the LLM typed as work_method."""
+    """Shared plumbing: one question about the content of a memory the LLM typed as work_method."""
 
     target = "memory"
-    #: The engine matches ``types`` against the type the LLM emitted, as ``check`` does.
+    #: The engine matches ``types`` against the type the LLM emitted (``ctx.original``).
     types = frozenset({METHOD})
+    #: A method without content holds no rule to judge (the T rules report the missing field).
+    needs = Needs(fields=("content",))
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
-        # A plain function, not a generator: most memories are not methods.
-        original = ctx.original
-        if not isinstance(original, dict) or original.get("type") != METHOD:
-            return ()
+        # A plain function, not a generator: most methods pass.
         content = _content(memory)
-        if not content or content.isspace() or not self.may_fail(content, ctx):
-            return ()
-        problem = self.problem(content, memory, ctx)
+        problem = self.problem(content, memory, ctx) if content.strip() else None
         if problem:
             fix = downgrade_ops(memory) if self.action == "fix" else None
             return [Finding(problem, path="/content" if self.points_at_content else "", fix=fix)]
@@ -203,22 +199,8 @@ class _MethodRule(Rule):
 
     points_at_content = True
 
-    def may_fail(self, content: str, ctx: Any) -> bool:
-        """False only when :meth:`problem` is sure to return None (a cheap early exit)."""
-        return True
-
     def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:  # pragma: no cover
         raise NotImplementedError
-
-
-def _rarest_pieces(words: Iterable[str]) -> list[str]:
-    """One space-free piece of each entry (its longest): present in a text whenever the entry matches.
-
-    A match in a masked text puts the entry's non-space characters on characters
-    masking left alone (it writes only spaces), so each piece is a substring of
-    the folded original text too.
-    """
-    return [max(w.split(), key=len) for w in words if w.strip()]
 
 
 def is_normative(text: str, norms: re.Pattern[str] | None, not_norms: re.Pattern[str] | None,
@@ -367,23 +349,15 @@ class MethodNotNormative(_MethodRule):
         self._positions = lexicon.compile_words(o.user_position)
         self._wishes = lexicon.compile_words(o.user_wish)
         self._scope = lexicon.compile_words(o.rule_scope)
-        # Exact prefilters (False only when the list cannot match): each pattern
-        # above runs only where its list may be. None: the list cannot be filtered.
-        self._may_norm = _text.entry_filter(_rarest_pieces(o.normative))
-        self._may_norm_word = _wordmatch.WordFilter(o.normative)  # sharper, for the content itself
-        self._may_mask = _text.entry_filter(o.not_normative)
-        self._may_open = _wordmatch.WordFilter([*o.imperatives, *o.noun_verbs])  # bounded, like the opener words
-        self._may_attribute = _text.Trigger(o.user_position)
-        self._may_wish = _text.Trigger(o.user_wish)
 
     def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
-        if self._reads_as_rule(content, ctx) or self._has_rule_form(content, ctx):
+        if self._reads_as_rule(content) or self._has_rule_form(content):
             return None
         return ("a work_method needs a normative statement (应/必须/不要/优先, should/must/never, an "
                 "imperative, a rule label such as 'Conventions: …' or '用户偏好：…', or a user wish with a "
                 "condition); this one only describes, so it is downgraded to work_fact")
 
-    def _has_rule_form(self, content: str, ctx: Any) -> bool:
+    def _has_rule_form(self, content: str) -> bool:
         """A Chinese imperative, a rule label ("Release workflow: …", "用户偏好：…") or a user wish with a scope."""
         if _HAS_CJK.search(content) and _normform.zh_imperative(
                 content, self.options.zh_imperatives, self.options.zh_not_imperatives):
@@ -391,36 +365,13 @@ class MethodNotNormative(_MethodRule):
         if ":" in content or "：" in content:
             if _normform.rule_label(content, self.options.rule_labels, self.options.user_labels) is not None:
                 return True
-        if self._wishes is not None and self._may_wish.hit(_text.view(ctx, content)) \
-                and self._wishes.search(content) is not None:
+        if self._wishes is not None and self._wishes.search(content) is not None:
             return _normform.has_scope(content, self._scope)
         return False
 
-    def _reads_as_rule(self, content: str, ctx: Any) -> bool:
-        """:func:`is_normative` of the content, each search skipped where its prefilter rules it out."""
-        v = _text.view(ctx, content)
-        folded = v.folded
-        masks = self._not_norms is not None and (self._may_mask is None or self._may_mask.search(folded) is not None)
-        if self._norms is None:
-            may_norm = False
-        elif not masks:
-            # Whole words (a set lookup, the word set shared with the G and L rules) instead of
-            # a scan that stops at every common letter. Only on the content itself: masking can
-            # put a word boundary next to a word.
-            may_norm = self._may_norm_word.may_match(_wordmatch.text_facts(ctx, content))
-        else:
-            may_norm = self._may_norm is None or self._may_norm.search(folded) is not None
-        if may_norm or "当" in content:  # the two tests that read the masked text
-            masked = _text.mask(self._not_norms, content) if masks else content
-            if may_norm and self._norms.search(masked):  # type: ignore[union-attr]
-                return True
-            if "当" in masked and _WHEN_THEN.search(masked):
-                return True
-        if self._openers is not None and self._may_open.may_match(_wordmatch.text_facts(ctx, content)):
-            if self._openers.search(content):
-                return True
-        return (self._positions is not None and self._may_attribute.hit(v)
-                and self._positions.search(content) is not None)
+    def _reads_as_rule(self, content: str) -> bool:
+        """A normative word, 当…时, an imperative or a user position (:func:`is_normative`)."""
+        return is_normative(content, self._norms, self._not_norms, self._openers, self._positions)
 
 
 _HAS_CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -523,27 +474,13 @@ class MethodNotTransferable(_MethodRule):
         marker = lexicon.compile_words(o.illustration_markers)
         marker_pat = marker.pattern if marker else r"(?!x)x"
         self._asides = re.compile(rf"(?:{marker_pat}|{_ASIDE_EN}){_ASIDE_CLAUSE}", re.IGNORECASE)
-        # An aside needs a marker, or one of these words of _ASIDE_EN ("as … did" needs "did").
-        self._may_aside = _text.entry_filter(_rarest_pieces(o.illustration_markers)
-                                             + ["e.g.", "example", "instance", "such", "did"])
-
-    def may_fail(self, content: str, ctx: Any) -> bool:
-        # Every anchor and ticket reference holds a digit, and then one of: seven
-        # hex characters (hash), two digits (ticket, ISO date), digit.digit
-        # (version), 月 or a month name (dates). Masking only blanks text out,
-        # so what it leaves is in the content as well.
-        v = _text.view(ctx, content)
-        return v.has_digit and (_ANCHOR_HINT.search(content) is not None or "月" in content
-                                or _MONTH_HINT.search(v.folded) is not None)
 
     def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
         # Code blocks, inline code and asides hold examples, not the rule's scope.
         text = _text.mask_code(content)
-        if text != content and not _may_hold_anchor(text):
-            return None  # the anchors were all in code (a stack trace): the scans below find nothing
-        text = _text.mask_parentheses(text)
-        if self._may_aside is None or self._may_aside.search(_text.view(ctx, content).folded):
-            text = _text.mask(self._asides, text)
+        if not _may_hold_anchor(text):
+            return None  # no digits that could pin anything outside code (most methods)
+        text = _text.mask(self._asides, _text.mask_parentheses(text))
         m = self._anchors.search(text)
         while m is not None and m.lastgroup == "release" and _is_one_step_of_many(text, m.start()):
             # "bump → changelog → tag v1.2.0 → push": the version is the value one step of a
@@ -589,7 +526,13 @@ def _is_one_step_of_many(text: str, pos: int) -> bool:
 
 
 def _may_hold_anchor(text: str) -> bool:
-    """:meth:`MethodNotTransferable.may_fail` for a masked text: False only when no anchor can be in it."""
+    """False only when no anchor can be in ``text``.
+
+    Every anchor and ticket reference holds a digit, and then one of: seven
+    hex characters (hash), two digits (ticket, ISO date), digit.digit
+    (version), 月 or a month name (dates). Masking only blanks text out, so
+    what it leaves is in the text as well.
+    """
     if _ANCHOR_HINT.search(text) is not None:
         return True
     return "月" in text or (_HAS_DIGIT.search(text) is not None and _MONTH_HINT.search(_text.fold(text)) is not None)
@@ -945,18 +888,9 @@ class MethodUnsupportedBasis(_MethodRule):
         o = self.options
         self._positions = lexicon.compile_words(o.user_position)
         self._meta = lexicon.compile_words(o.meta_words)
-        self._may_attribute = _text.Trigger(o.user_position)
-        # A meta word in a basis is one in the content too (fold(basis) is a slice of fold(content)).
-        self._may_mention_meta = _text.entry_filter(o.meta_words)
-
-    # No may_fail: problem() starts with the two cheap tests (a user-position
-    # trigger, one prefilter-friendly basis scan), each run once.
 
     def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
-        v = _text.view(ctx, content)
-        # The position regex runs only when its trigger says it can match (the view is shared).
-        found = (self._positions.search(content)
-                 if self._positions is not None and self._may_attribute.hit(v) else None)
+        found = self._positions.search(content) if self._positions is not None else None
         position = found.group(0) if found is not None else self._user_label(content)
         if position is not None:
             users = [m for m in ctx.sources(memory) if m.role == "user"]
@@ -966,14 +900,11 @@ class MethodUnsupportedBasis(_MethodRule):
             if all(_asks_only(m, ctx) for m in users):
                 return (f"it attributes a position to the user ({position!r}) but the user only asked; "
                         "the position is someone else's")
-        bases = stated_bases(content, v.folded)
+        bases = stated_bases(content)
         if not bases:
             return None
         evidence = _evidence(_with_adjacent_argument(ctx.sources(memory), ctx), ctx)
-        # support(ignore=meta) masks the meta words first; the mask runs only where one can be.
-        meta = self._meta
-        if meta is not None and self._may_mention_meta is not None and not self._may_mention_meta.search(v.folded):
-            meta = None
+        meta = self._meta  # words that only frame a basis are never evidence
         for basis in bases:
             score = _text.support_in(basis if meta is None else meta.sub(" ", basis), evidence)
             if score is not None and score < self.options.min_support:

@@ -364,31 +364,12 @@ def test_any_substring_of_every_default_word_list():
             assert (pattern.search(text) is not None) == any(w in text for w in lowered_words), (words, text)
 
 
-# --- L002's prefilter: an early exit, never a different answer -----------------------------
-
-_L002_FRAGMENTS = ["这个", "那些", "该", "此", "This", "that", "THESE", "use", "in", "接口", "函数", "file", "bug",
-                   "Function", "问题", "项目", "repo", "上面说", "as discussed", "The Above", "just now", "Redis",
-                   "`retry()`", "(src/app.py)", "/v2/login", "，", "。", ".", ":", "\n", " ", "  ", "数据", "x",
-                   "abcdefghijklmnopqrstuvwxyzabcd", "因", "时", "İ", "K"]
+# --- L002's windows: how far after a demonstrative its generic noun may stand ------------
 
 
-def _l002_without_prefilter() -> ContextDependent:
-    rule = ContextDependent()
-    _, _, *matchers = rule._matchers()
-    rule.__dict__["_l002_matchers"] = (re.compile("(?s)"), (), *matchers)  # the prefilter always says "maybe"
-    return rule
-
-
-@pytest.mark.slow
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.sampled_from(_L002_FRAGMENTS), max_size=10).map("".join))
-def test_l002_prefilter_never_changes_the_answer(text: str):
-    assert ContextDependent()._find(text) == _l002_without_prefilter()._find(text)
-
-
-def test_l002_prefilter_keeps_the_widest_windows():
+def test_l002_windows_of_the_demonstratives():
     # The noun 6 characters after a Chinese demonstrative, and ending 40 after a Latin one.
     zh, en = "这个很老很老很老接口需要下线", "Use this " + "a" * 30 + " function before the release."
     for text in (zh, en):
-        assert ContextDependent()._find(text) == _l002_without_prefilter()._find(text) is not None, text
+        assert ContextDependent()._find(text) is not None, text
     assert ContextDependent()._find("这个很老很老很老的接口需要下线") is None  # 7 characters: too far

@@ -68,7 +68,8 @@ def test_the_registry_holds_builtins_plugins_and_declarations() -> None:
     codes = {cls.code for cls in CLASSES}
     assert {cls.code for cls in rule_classes()} <= codes
     assert "XND001" in codes
-    assert {"L002", "M003", "M004", "XND001"} <= {cls.code for cls in DECLARING}
+    assert {"L002", "L004", "L006", "M001", "M002", "M003", "M004", "M005", "XND001"} <= {
+        cls.code for cls in DECLARING}
     assert {cls.code for cls in default_registry().ordered() if getattr(cls, "needs", None)} >= {"M003", "M004"}
 
 
