@@ -290,6 +290,19 @@ class StrippingTest(_Gate):
         #: 解决了该文件的同步问题): in a work_fact that problem word names what was changed and
         #: keeps nothing (a cause or a pitfall still does, with its own words).
         fix_verbs: list[str] = ["fixed", "fixes", "resolved", "solved", "修复了", "解决了", "修复", "解决", "修正了"]
+        #: One try of this batch's work that failed: the try ...
+        attempts: list[str] = ["the renames", "the rename", "the attempt", "the attempted", "the first attempt",
+                               "the previous attempt", "my attempt", "our attempt", "the retry", "tried to",
+                               "尝试", "试图", "第一次", "这次", "本次", "刚才"]
+        #: ... and its failure, in the same sentence.
+        attempt_failed: list[str] = ["failed", "did not work", "didn't work", "was rejected", "did nothing",
+                                     "失败", "没成功", "未成功", "没有成功", "不起作用", "没生效", "未生效"]
+        #: Headers of a list of what the work produced or touched ("Step 1 deliverables: …",
+        #: "Files changed: …", 新增文件：…): a change log without a change verb.
+        work_lists: list[str] = ["deliverables", "files created", "files changed", "files modified", "files added",
+                                 "files updated", "created files", "changed files", "modified files", "new files",
+                                 "completed", "what was done", "work done", "交付物", "新建文件", "新增文件", "修改文件",
+                                 "修改的文件", "改动文件", "涉及文件", "完成了", "完成内容", "已完成", "已完成内容"]
         #: Narration openers also read at the start of a Chinese clause ("…，已在仓库根目录新建 …").
         clause_openers: list[str] = ["已", "并已", "已经"]
 
@@ -308,19 +321,32 @@ class StrippingTest(_Gate):
         self._keep = _text.WordSearch(o.keep_markers + o.purposes)
         self._not_keep = _text.WordSearch(o.not_keep + o.attributive)
         self._descriptive = _changelog.descriptive_pattern(o.descriptive_before)
+        tries, fails = _compile(o.attempts), _compile(o.attempt_failed)
+        # The try, then in the same sentence its failure: "the attempted renames failed", 重命名失败.
+        self._attempt = (re.compile(rf"(?:{tries.pattern})[^.;:!?。；：！？\n]{{0,40}}?(?:{fails.pattern})", re.IGNORECASE)
+                         if tries is not None and fails is not None else None)
+        self._may_attempt = WordFilter(o.attempt_failed)
+        self._attempt_keep = _text.WordSearch(NORMATIVE + FUTURE_USE + DECISIONS)
+        headers = _compile(o.work_lists)
+        self._list_header = re.compile(rf"(?:{headers.pattern})\s*[:：]", re.IGNORECASE) if headers is not None else None
+        self._may_list = WordFilter(o.work_lists)
         self._fixed_object = _changelog.fixed_object_pattern(
             o.fix_verbs, [p for p in PROBLEMS if p not in o.fix_verbs and p not in ("修复", "fix")])
         # The change verb is searched in the stripped text: "derived", not bounded.
         self._may_change = WordFilter(o.change_verbs, bounded=False)
 
     def may_fail(self, view: _text.View, memory: dict[str, Any], facts: TextFacts | None = None) -> bool:
-        return self._may_change.may_match(facts or TextFacts(view))
+        facts = facts or TextFacts(view)
+        return self._may_change.may_match(facts) or self._may_list.may_match(facts)
 
     def problem(self, content: str, memory: dict[str, Any], view: _text.View | None = None) -> str | None:
         stripped = (view or _text.View(content)).stripped  # shared with G003
         change = self._change_made(stripped)
         if change is None:
-            return None
+            # "Step 1 deliverables: …", 新增文件：…: a list of what the work produced, no verb needed.
+            change = self._list_header.search(content) if self._list_header is not None else None
+            if change is None:
+                return None
         if self._keep.search(self._not_keep.mask(stripped)):
             return None
         return (f"a change log ({change.group(0)!r}): once names, files, commits and numbers are removed nothing "
@@ -329,6 +355,10 @@ class StrippingTest(_Gate):
     def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
                         facts: TextFacts) -> Finding | None:
         view = facts.view
+        if self._attempt is not None and self._may_attempt.may_match(facts):
+            found = self._failed_attempt(content, memory, ctx)
+            if found is not None:
+                return found
         commit = _changelog.cited_commit(ctx, content) if view.has_digit else None
         if (commit is None and not self._may_narrate.may_match(facts)) or ctx.is_dropped(
                 ctx.scene_index, ctx.memory_index):
@@ -360,6 +390,24 @@ class StrippingTest(_Gate):
             m = self._clause_opener.search(content)
             return m.group(0).lstrip("，；").strip() if m else None
         return m.group(0).strip() if m else None
+
+    def _failed_attempt(self, content: str, memory: dict[str, Any], ctx: Any) -> Finding | None:
+        """One failed try of this batch's work ("the attempted renames failed because …").
+
+        Its reason explains a one-off event, so only a rule or a later use
+        keeps it; a user among the sources may have stated it as a pitfall
+        (then it is only a low-confidence finding).
+        """
+        m = self._attempt.search(content)
+        if m is None or ctx.is_dropped(ctx.scene_index, ctx.memory_index):
+            return None
+        sources = ctx.sources(memory)
+        if not sources or self._attempt_keep.search(self._not_keep.mask(content)):
+            return None
+        certain = all(s.role != "user" for s in sources)
+        return Finding(f"a process record of one failed attempt ({m.group(0).strip()!r}); the next try does not "
+                       "need it -- keep the pitfall as a rule, if there is one", path="/content",
+                       confidence="high" if certain else "low")
 
     def _change_made(self, stripped: str) -> re.Match[str] | None:
         """The first change verb that tells a change made, not how code works ("is added via")."""
