@@ -151,6 +151,20 @@ class StrippingTest(_Gate):
         means ("made 3D by adding …", 通过添加) is narration too. A work_artifact that says
         it created the asset it names is its job, not a change log.
 
+        Process records of other shapes fail the same way: a commit this batch
+        shows being made, cited by its hash ("提交 18f53ef：…"); narration that
+        opens a later Chinese clause ("…，已在根目录新建 …"); a list of what
+        the work produced with no verb ("Step 1 deliverables: …", 新增文件：…);
+        one failed try of this batch's work ("the attempted renames failed
+        because …": its reason explains a one-off event, only a rule keeps it).
+        In a work_fact, a problem word that is only the object of the fix
+        ("Fixed the column mismatch error", 解决了…的同步问题) keeps nothing,
+        unless the fix quotes the error text it printed (a symptom to
+        recognise). What does NOT decide a change log: a present passive that
+        says how code works ("the button is added via addButton()"), a purpose
+        clause ("to keep the singular folder name", 以保持…), a schema's
+        "required field".
+
     Why is this bad?
         "utils/format.ts 的 moment 已换成 dayjs" is in git history; as a
         memory it takes recall budget every turn and guides nothing. A
@@ -190,6 +204,23 @@ class StrippingTest(_Gate):
         ```json
         {"content": "加载动画通过添加 box-shadow 和渐变背景变得更立体。", "type": "work_fact", "priority": 70}
         ```
+        user: 提交一下
+        tool: [main 18f53ef] Add configs/paper to pyrightconfig exclude
+        ```json
+        {"content": "提交 18f53ef：把 configs/paper 加入 pyrightconfig 的 exclude。", "type": "work_artifact", "priority": 70,
+         "metadata": {"artifact_type": "commit", "artifact_ref": "18f53ef"}}
+        ```
+        user: reconciliation crashes on the column count
+        tool: Applied edit to app/models/reconcilation_table.py
+        ```json
+        {"content": "Fixed the column mismatch error in reshape_data by handling 2 and 3 column DataFrames.",
+         "type": "work_fact", "priority": 75}
+        ```
+        assistant: The attempted renames failed because the destination filenames were the same as the source.
+        ```json
+        {"content": "The renames failed because the destination filenames were the same as the source.",
+         "type": "work_fact", "priority": 70}
+        ```
 
     Use instead:
         user: I don't want hover effects on the cards, keep them flat.
@@ -212,6 +243,17 @@ class StrippingTest(_Gate):
         ```json
         {"content": "缓冲区满时 redo 报错，因为 next() 释放了 store() 刚写入的图像；takeSnapshot 必须先 next() 再 store()。",
          "type": "work_fact", "priority": 88}
+        ```
+        user: The new tests are in tests/ but ours live in test/. Keep the singular name, like src. Move them.
+        assistant: Done: I moved the files and updated the Playwright config.
+        ```json
+        {"content": "Moved the E2E tests from tests/ to test/ to keep the singular folder name, like src.",
+         "type": "work_fact", "priority": 80}
+        ```
+        assistant: gui.js builds the panel: the clear button is added via addButton('clear', ...).
+        ```json
+        {"content": "QuickSettings renders buttons as input.qs_button; the clear button is added via addButton().",
+         "type": "work_fact", "priority": 80}
         ```
     """
 
@@ -483,6 +525,12 @@ class OneTimeTest(_Gate):
         tool message read off a command or a file, unless a cited user
         states it or the memory gives a reason: the work under way ends it.
 
+        A work_fact or work_artifact also fails when it tells a stage of the
+        work as finished ("Phase 1 is complete", 第一阶段已完成: progress, not a
+        lasting fact), or gives an all-clear verdict of one check ("fully ESM
+        compliant", 完全符合 ESM 规范) that no cited user states and no reason
+        or rule of its own holds: the next change can undo it.
+
     Why is this bad?
         "目前进度 60%" is wrong tomorrow. Stored, it is recalled as current
         and misleads; the tool that produced it can produce it again.
@@ -513,6 +561,14 @@ class OneTimeTest(_Gate):
         ```json
         {"content": "本地项目还没有初始化 Git，也没有和远程仓库建立关联。", "type": "work_fact", "priority": 70}
         ```
+        assistant: Excellent! Phase 1 is complete and working.
+        ```json
+        {"content": "Phase 1 of the Playwright E2E setup is complete.", "type": "work_fact", "priority": 75}
+        ```
+        assistant: 检查了聊天里的文件，没有发现 require，dist 目录完全符合 ESM 规范。
+        ```json
+        {"content": "afi-core 的 dist 目录完全符合 ESM 规范，没有 CommonJS 用法。", "type": "work_fact", "priority": 75}
+        ```
 
     Use instead:
         user: The API must listen on port 8443 in every environment.
@@ -539,6 +595,11 @@ class OneTimeTest(_Gate):
         ```json
         {"content": "The mobile client has not been moved to v2 auth yet; until it is, the API must keep accepting X-Api-Key headers because old app versions send them.",
          "type": "work_fact", "priority": 80}
+        ```
+        user: Phase 1 is done, next we write the drawing-mode tests
+        ```json
+        {"content": "Phase 1 of the E2E setup is complete; next, write the drawing-mode tests for Phase 2.",
+         "type": "work_task", "priority": 80}
         ```
     """
 
