@@ -37,9 +37,10 @@ import re
 from typing import Any, Iterable
 
 from memvet.rule import Finding, Rule, RuleOptions
-from memvet.rules import _changelog, _sources, _text, lexicon
+from memvet.rules import _sources, _text, lexicon
 from memvet.rules._wordmatch import TextFacts, WordFilter, text_facts
 from memvet.rules.method import NORMATIVE, NOT_NORMATIVE
+from memvet.rules import _changelog  # G001's change-log shapes
 
 TASK, METHOD = "work_task", "work_method"
 FACT, ARTIFACT = "work_fact", "work_artifact"
