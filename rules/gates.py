@@ -40,6 +40,7 @@ from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules import _sources, _text, lexicon
 from memvet.rules._wordmatch import TextFacts, WordFilter, text_facts
 from memvet.rules.method import NORMATIVE, NOT_NORMATIVE
+from memvet.rules import _changelog  # G001's change-log shapes
 
 TASK, METHOD = "work_task", "work_method"
 FACT, ARTIFACT = "work_fact", "work_artifact"
@@ -151,6 +152,20 @@ class StrippingTest(_Gate):
         means ("made 3D by adding …", 通过添加) is narration too. A work_artifact that says
         it created the asset it names is its job, not a change log.
 
+        Process records of other shapes fail the same way: a commit this batch
+        shows being made, cited by its hash ("提交 18f53ef：…"); narration that
+        opens a later Chinese clause ("…，已在根目录新建 …"); a list of what
+        the work produced with no verb ("Step 1 deliverables: …", 新增文件：…);
+        one failed try of this batch's work ("the attempted renames failed
+        because …": its reason explains a one-off event, only a rule keeps it).
+        In a work_fact, a problem word that is only the object of the fix
+        ("Fixed the column mismatch error", 解决了…的同步问题) keeps nothing,
+        unless the fix quotes the error text it printed (a symptom to
+        recognise). What does NOT decide a change log: a present passive that
+        says how code works ("the button is added via addButton()"), a purpose
+        clause ("to keep the singular folder name", 以保持…), a schema's
+        "required field".
+
     Why is this bad?
         "utils/format.ts 的 moment 已换成 dayjs" is in git history; as a
         memory it takes recall budget every turn and guides nothing. A
@@ -190,6 +205,23 @@ class StrippingTest(_Gate):
         ```json
         {"content": "加载动画通过添加 box-shadow 和渐变背景变得更立体。", "type": "work_fact", "priority": 70}
         ```
+        user: 提交一下
+        tool: [main 18f53ef] Add configs/paper to pyrightconfig exclude
+        ```json
+        {"content": "提交 18f53ef：把 configs/paper 加入 pyrightconfig 的 exclude。", "type": "work_artifact", "priority": 70,
+         "metadata": {"artifact_type": "commit", "artifact_ref": "18f53ef"}}
+        ```
+        user: reconciliation crashes on the column count
+        tool: Applied edit to app/models/reconcilation_table.py
+        ```json
+        {"content": "Fixed the column mismatch error in reshape_data by handling 2 and 3 column DataFrames.",
+         "type": "work_fact", "priority": 75}
+        ```
+        assistant: The attempted renames failed because the destination filenames were the same as the source.
+        ```json
+        {"content": "The renames failed because the destination filenames were the same as the source.",
+         "type": "work_fact", "priority": 70}
+        ```
 
     Use instead:
         user: I don't want hover effects on the cards, keep them flat.
@@ -212,6 +244,17 @@ class StrippingTest(_Gate):
         ```json
         {"content": "缓冲区满时 redo 报错，因为 next() 释放了 store() 刚写入的图像；takeSnapshot 必须先 next() 再 store()。",
          "type": "work_fact", "priority": 88}
+        ```
+        user: The new tests are in tests/ but ours live in test/. Keep the singular name, like src. Move them.
+        assistant: Done: I moved the files and updated the Playwright config.
+        ```json
+        {"content": "Moved the E2E tests from tests/ to test/ to keep the singular folder name, like src.",
+         "type": "work_fact", "priority": 80}
+        ```
+        assistant: gui.js builds the panel: the clear button is added via addButton('clear', ...).
+        ```json
+        {"content": "QuickSettings renders buttons as input.qs_button; the clear button is added via addButton().",
+         "type": "work_fact", "priority": 80}
         ```
     """
 
@@ -274,30 +317,79 @@ class StrippingTest(_Gate):
         #: test file just made), which is its job; it is not a change log of that asset.
         artifact_creation: list[str] = ["created", "wrote", "written", "added", "generated", "drafted",
                                         "创建了", "新建了", "新增了", "编写了", "写了", "生成了", "起草了"]
+        #: A purpose clause is a reason: "moved the tests to test/ to keep the singular folder name".
+        purposes: list[str] = ["to keep", "to stay", "to maintain", "to preserve", "for consistency",
+                               "consistent with", "以保持", "以便", "保持一致", "便于"]
+        #: Words that name a code property, not a requirement or a rule ("a new required field"):
+        #: masked before the keep markers are looked for.
+        attributive: list[str] = ["new required", "required field", "required fields", "required parameter", "required parameters",
+                                  "required argument", "required arguments", "required property",
+                                  "required properties", "required key", "required keys", "required column",
+                                  "required columns", "必填字段", "必填参数", "必填项"]
+        #: A change verb right after one of these is a present passive that says how code
+        #: works ("the clear button is added via addButton()"), not a change that was made.
+        descriptive_before: list[str] = ["is", "are", "gets", "get", "be", "being"]
+        #: A fix verb whose object is the problem word ("Fixed the column mismatch error",
+        #: 解决了该文件的同步问题): in a work_fact that problem word names what was changed and
+        #: keeps nothing (a cause or a pitfall still does, with its own words).
+        fix_verbs: list[str] = ["fixed", "fixes", "resolved", "solved", "修复了", "解决了", "修复", "解决", "修正了"]
+        #: One try of this batch's work that failed: the try ...
+        attempts: list[str] = ["the renames", "the rename", "the attempt", "the attempted", "the first attempt",
+                               "the previous attempt", "my attempt", "our attempt", "the retry", "tried to",
+                               "尝试", "试图", "第一次", "这次", "本次", "刚才"]
+        #: ... and its failure, in the same sentence.
+        attempt_failed: list[str] = ["failed", "did not work", "didn't work", "was rejected", "did nothing",
+                                     "失败", "没成功", "未成功", "没有成功", "不起作用", "没生效", "未生效"]
+        #: Headers of a list of what the work produced or touched ("Step 1 deliverables: …",
+        #: "Files changed: …", 新增文件：…): a change log without a change verb.
+        work_lists: list[str] = ["deliverables", "files created", "files changed", "files modified", "files added",
+                                 "files updated", "created files", "changed files", "modified files", "new files",
+                                 "completed", "what was done", "work done", "交付物", "新建文件", "新增文件", "修改文件",
+                                 "修改的文件", "改动文件", "涉及文件", "完成了", "完成内容", "已完成", "已完成内容"]
+        #: Narration openers also read at the start of a Chinese clause ("…，已在仓库根目录新建 …").
+        clause_openers: list[str] = ["已", "并已", "已经"]
 
     def __init__(self, options: Any = None):
         super().__init__(options)
         o = self.options
         self._openers = _text.compile_openers(o.narration_openers)
         self._narration = _compile(o.narration_phrases)
+        clause = "|".join(map(re.escape, sorted(o.clause_openers, key=len, reverse=True)))
+        self._clause_opener = re.compile(rf"[，；]\s*(?:{clause})") if clause else None
         # "no narration word anywhere" as set lookups in the content's shared facts.
-        self._may_narrate = WordFilter(o.narration_openers + o.narration_phrases)
-        self._narration_keep = _text.WordSearch(o.narration_keep)
+        self._may_narrate = WordFilter(o.narration_openers + o.narration_phrases + o.clause_openers)
+        self._narration_keep = _text.WordSearch(o.narration_keep + o.purposes)
         self._creation = frozenset(w.lower() for w in o.artifact_creation)
         self._change = _compile(o.change_verbs)
-        self._keep = _text.WordSearch(o.keep_markers)
-        self._not_keep = _text.WordSearch(o.not_keep)
+        self._keep = _text.WordSearch(o.keep_markers + o.purposes)
+        self._not_keep = _text.WordSearch(o.not_keep + o.attributive)
+        self._descriptive = _changelog.descriptive_pattern(o.descriptive_before)
+        tries, fails = _compile(o.attempts), _compile(o.attempt_failed)
+        # The try, then in the same sentence its failure: "the attempted renames failed", 重命名失败.
+        self._attempt = (re.compile(rf"(?:{tries.pattern})[^.;:!?。；：！？\n]{{0,40}}?(?:{fails.pattern})", re.IGNORECASE)
+                         if tries is not None and fails is not None else None)
+        self._may_attempt = WordFilter(o.attempt_failed)
+        self._attempt_keep = _text.WordSearch(NORMATIVE + FUTURE_USE + DECISIONS)
+        headers = _compile(o.work_lists)
+        self._list_header = re.compile(rf"(?:{headers.pattern})\s*[:：]", re.IGNORECASE) if headers is not None else None
+        self._may_list = WordFilter(o.work_lists)
+        self._fixed_object = _changelog.fixed_object_pattern(
+            o.fix_verbs, [p for p in PROBLEMS if p not in o.fix_verbs and p not in ("修复", "fix")])
         # The change verb is searched in the stripped text: "derived", not bounded.
         self._may_change = WordFilter(o.change_verbs, bounded=False)
 
     def may_fail(self, view: _text.View, memory: dict[str, Any], facts: TextFacts | None = None) -> bool:
-        return self._may_change.may_match(facts or TextFacts(view))
+        facts = facts or TextFacts(view)
+        return self._may_change.may_match(facts) or self._may_list.may_match(facts)
 
     def problem(self, content: str, memory: dict[str, Any], view: _text.View | None = None) -> str | None:
         stripped = (view or _text.View(content)).stripped  # shared with G003
-        change = self._change.search(stripped) if self._change is not None else None
+        change = self._change_made(stripped)
         if change is None:
-            return None
+            # "Step 1 deliverables: …", 新增文件：…: a list of what the work produced, no verb needed.
+            change = self._list_header.search(content) if self._list_header is not None else None
+            if change is None:
+                return None
         if self._keep.search(self._not_keep.mask(stripped)):
             return None
         return (f"a change log ({change.group(0)!r}): once names, files, commits and numbers are removed nothing "
@@ -306,10 +398,16 @@ class StrippingTest(_Gate):
     def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
                         facts: TextFacts) -> Finding | None:
         view = facts.view
-        if not self._may_narrate.may_match(facts) or ctx.is_dropped(
+        if self._attempt is not None and self._may_attempt.may_match(facts):
+            found = self._failed_attempt(content, memory, ctx)
+            if found is not None:
+                return found
+        commit = _changelog.cited_commit(ctx, content) if view.has_digit else None
+        if (commit is None and not self._may_narrate.may_match(facts)) or ctx.is_dropped(
                 ctx.scene_index, ctx.memory_index):
             return None  # the common case: nothing in the batch shows work being done
-        narration = self._narrated(content)
+        # A commit this batch shows being made, cited by its hash, is a commit record.
+        narration = self._narrated(content) or commit
         if narration is None or not _sources.shows_edits(ctx, memory):
             return None
         if (memory.get("type") == ARTIFACT and narration.lower() in self._creation
@@ -317,7 +415,10 @@ class StrippingTest(_Gate):
             # "Created the E2E plan in notes/plans/": the artifact memory's own subject
             # (a commit artifact told as "Created X" is the commit log, though).
             return None
-        if self._narration_keep.search(self._not_keep.mask(view.stripped)):
+        rest = self._not_keep.mask(view.stripped)
+        if memory.get("type") == FACT and not _changelog.quotes_symptom(self._fixed_object, content):
+            rest = _text.mask(self._fixed_object, rest)  # "fixed the X error": the problem is what changed
+        if self._narration_keep.search(rest):
             return None
         if _sources.user_prose_support(ctx, memory, view.stripped) >= self.options.user_share:
             return None  # the user's own instruction (their words, not code they pasted), told back
@@ -328,7 +429,38 @@ class StrippingTest(_Gate):
         m = self._openers.search(content) if self._openers is not None else None
         if m is None and self._narration is not None:
             m = self._narration.search(content)
+        if m is None and self._clause_opener is not None:
+            m = self._clause_opener.search(content)
+            return m.group(0).lstrip("，；").strip() if m else None
         return m.group(0).strip() if m else None
+
+    def _failed_attempt(self, content: str, memory: dict[str, Any], ctx: Any) -> Finding | None:
+        """One failed try of this batch's work ("the attempted renames failed because …").
+
+        Its reason explains a one-off event, so only a rule or a later use
+        keeps it; a user among the sources may have stated it as a pitfall
+        (then it is only a low-confidence finding).
+        """
+        m = self._attempt.search(content)
+        if m is None or ctx.is_dropped(ctx.scene_index, ctx.memory_index):
+            return None
+        sources = ctx.sources(memory)
+        if not sources or self._attempt_keep.search(self._not_keep.mask(content)):
+            return None
+        certain = all(s.role != "user" for s in sources)
+        return Finding(f"a process record of one failed attempt ({m.group(0).strip()!r}); the next try does not "
+                       "need it -- keep the pitfall as a rule, if there is one", path="/content",
+                       confidence="high" if certain else "low")
+
+    def _change_made(self, stripped: str) -> re.Match[str] | None:
+        """The first change verb that tells a change made, not how code works ("is added via")."""
+        if self._change is None:
+            return None
+        for change in self._change.finditer(stripped):
+            before = stripped[max(0, change.start() - 12):change.start()]
+            if self._descriptive is None or self._descriptive.search(before) is None:
+                return change
+        return None
 
 
 # --- G002 ---------------------------------------------------------------------------
@@ -394,6 +526,12 @@ class OneTimeTest(_Gate):
         tool message read off a command or a file, unless a cited user
         states it or the memory gives a reason: the work under way ends it.
 
+        A work_fact or work_artifact also fails when it tells a stage of the
+        work as finished ("Phase 1 is complete", 第一阶段已完成: progress, not a
+        lasting fact), or gives an all-clear verdict of one check ("fully ESM
+        compliant", 完全符合 ESM 规范) that no cited user states and no reason
+        or rule of its own holds: the next change can undo it.
+
     Why is this bad?
         "目前进度 60%" is wrong tomorrow. Stored, it is recalled as current
         and misleads; the tool that produced it can produce it again.
@@ -424,6 +562,14 @@ class OneTimeTest(_Gate):
         ```json
         {"content": "本地项目还没有初始化 Git，也没有和远程仓库建立关联。", "type": "work_fact", "priority": 70}
         ```
+        assistant: Excellent! Phase 1 is complete and working.
+        ```json
+        {"content": "Phase 1 of the Playwright E2E setup is complete.", "type": "work_fact", "priority": 75}
+        ```
+        assistant: 检查了聊天里的文件，没有发现 require，dist 目录完全符合 ESM 规范。
+        ```json
+        {"content": "afi-core 的 dist 目录完全符合 ESM 规范，没有 CommonJS 用法。", "type": "work_fact", "priority": 75}
+        ```
 
     Use instead:
         user: The API must listen on port 8443 in every environment.
@@ -450,6 +596,11 @@ class OneTimeTest(_Gate):
         ```json
         {"content": "The mobile client has not been moved to v2 auth yet; until it is, the API must keep accepting X-Api-Key headers because old app versions send them.",
          "type": "work_fact", "priority": 80}
+        ```
+        user: Phase 1 is done, next we write the drawing-mode tests
+        ```json
+        {"content": "Phase 1 of the E2E setup is complete; next, write the drawing-mode tests for Phase 2.",
+         "type": "work_task", "priority": 80}
         ```
     """
 
@@ -497,6 +648,18 @@ class OneTimeTest(_Gate):
         #: linked"): read off a command or a file of this batch, it is one run's reading.
         not_yet: list[str] = ["还没有", "还没", "尚未", "还未", "原本没有", "目前没有", "暂未",
                               "not yet", "yet to", "has not been", "hasn't been", "have not been", "haven't been"]
+        #: A stage of the work ("Phase 1", 第一阶段) told as finished is a progress status, not a
+        #: lasting fact: "Phase 1 is complete", 第一阶段已完成.
+        stages: list[str] = ["phase", "step", "stage", "milestone", "sprint", "iteration",
+                             "阶段", "步骤", "里程碑", "迭代"]
+        completion: list[str] = ["is complete", "is completed", "is done", "is finished", "has been completed",
+                                 "is now complete", "is now done", "was completed", "are complete", "are done",
+                                 "已完成", "已经完成", "完成了", "已结束", "已全部完成", "全部完成"]
+        #: An all-clear verdict of one check ("fully ESM compliant", "100% covered"): what the
+        #: next change can undo, read off one audit -- a snapshot unless a cited user states it.
+        verdict_degree: list[str] = ["fully", "100%", "100 %", "completely", "entirely", "完全", "全部"]
+        verdict_states: list[str] = ["compliant", "complete", "covered", "migrated", "clean",
+                                     "合规", "符合", "覆盖", "迁移完成"]
 
     def __init__(self, options: Any = None):
         super().__init__(options)
@@ -541,12 +704,25 @@ class OneTimeTest(_Gate):
         self._may_read_word = WordFilter(free, bounded=False) if free else None
         self._not_yet = _compile(o.not_yet)
         self._may_not_yet = WordFilter(o.not_yet)
+        stage, done = _compile(o.stages), _compile(o.completion)
+        # "Phase 1 (of the E2E setup) is complete", 第一阶段已完成: the stage, then in the same
+        # clause (at most 40 characters on) the completion words.
+        self._stage_done = (re.compile(rf"(?:{stage.pattern})[^,.;:!?，。；：！？\n]{{0,40}}?(?:{done.pattern})",
+                                       re.IGNORECASE)
+                            if stage is not None and done is not None else None)
+        self._may_stage_done = WordFilter(o.completion)
+        degree, state = _compile(o.verdict_degree), _compile(o.verdict_states)
+        self._verdict = (re.compile(rf"(?:{degree.pattern})\s?(?:[\w]+[\s-])?(?:{state.pattern})", re.IGNORECASE)
+                         if degree is not None and state is not None else None)
+        self._may_verdict = WordFilter(o.verdict_states)
 
     def may_fail(self, view: _text.View, memory: dict[str, Any], facts: TextFacts | None = None) -> bool:
         text = view.text
         if "```" in text or "~~~" in text:
             return True  # fenced blocks: the prose is not the content; judge it fully
         facts = facts or TextFacts(view)
+        if memory.get("type") in (FACT, ARTIFACT) and self._may_stage_done.may_match(facts):
+            return True  # a stage told as finished (the pattern is tried in _shape)
         if not self._read_always and not self._may_any.may_match(facts) and (
                 self._may_read is None or not self._may_read_word.may_match(facts)
                 or self._may_read.search(view.folded) is None):
@@ -586,6 +762,10 @@ class OneTimeTest(_Gate):
         view = facts.view
         if memory.get("type") == TASK:
             return None
+        if self._verdict is not None and memory.get("type") in (FACT, ARTIFACT) and self._may_verdict.may_match(facts):
+            found = self._verdict_of_one_check(content, memory, ctx)
+            if found is not None:
+                return found
         if self._not_yet is not None and self._may_not_yet.may_match(facts):
             found = self._state_read_before_the_work(content, memory, ctx)
             if found is not None:
@@ -627,6 +807,27 @@ class OneTimeTest(_Gate):
                        "another -- keep the limit or the cause it shows, not the figure",
                        path="/content", confidence="high" if certain else "low")
 
+    def _verdict_of_one_check(self, content: str, memory: dict[str, Any], ctx: Any) -> Finding | None:
+        """An all-clear verdict ("fully ESM compliant") that no cited user states: one audit's reading.
+
+        The next edit can undo it and a rerun of the check tells it again. A
+        cited user who states it, or a reason of the memory's own, keeps it.
+        """
+        marker = self._verdict.search(_QUOTED.sub(lambda q: " " * len(q.group(0)), content))
+        if marker is None or ctx.is_dropped(ctx.scene_index, ctx.memory_index):
+            return None
+        sources = ctx.sources(memory)
+        if not sources:
+            return None
+        facts = ctx.facts
+        if any(m.role == "user" and "states" in facts.of(m).acts for m in sources):
+            return None
+        if self._keep.search(self._not_keep.mask(content)):
+            return None
+        return Finding(f"an all-clear verdict of one check ({marker.group(0)!r}); the next change can undo it and "
+                       "rerunning the check tells it again -- keep the rule that holds it, not the verdict",
+                       path="/content")
+
     def _state_read_before_the_work(self, content: str, memory: dict[str, Any], ctx: Any) -> Finding | None:
         """A "not yet" state whose cited sources include a command run or a file read of this batch.
 
@@ -660,6 +861,10 @@ class OneTimeTest(_Gate):
             # Follow-up work carries its state and next steps ("so far 3 tests fail; fix
             # them next"): only a progress figure makes a task a snapshot.
             return None
+        if (self._stage_done is not None and memory.get("type") in (FACT, ARTIFACT)
+                and (m := self._stage_done.search(prose))):  # a method may say when a step counts as done
+            return (f"a progress status ({m.group(0).strip()!r}): which stage is finished is today's state of "
+                    "the work -- keep what the stage taught or left to do, not that it is done")
         when = self._when.search(prose) if self._when is not None else None
         stands = self._stands.search(prose) if self._stands is not None else None
         if when is not None or stands is not None:
