@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memvet.batchfacts import file_text
+from memvet.batchfacts import file_text, paths
 from memvet.rules import _text
 from memvet.rules._wordmatch import _LETTERS_ONLY, TextFacts
 
@@ -185,3 +185,83 @@ def only_agent_sources(ctx: Any, memory: dict[str, Any]) -> bool:
     """Every source of the memory is an assistant or tool message (no person said it)."""
     sources = ctx.sources(memory)
     return bool(sources) and all(m.role in ("assistant", "tool") for m in sources)
+
+
+def _base(path: str) -> str:
+    return path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].lower()
+
+
+def shows_instructions(ctx: Any, message: Any, files: frozenset[str], recitals: tuple[str, ...]) -> bool:
+    """An assistant or tool ``message`` shows the agent's standing instructions: it reads or writes
+    a file the agent loads every session (``files``, base names, lower-cased: CONVENTIONS.md,
+    AGENTS.md, ...), names one, or recites the instructions it was given (``recitals``)."""
+    if message.role == "user":
+        return False
+
+    def compute() -> bool:
+        f = ctx.facts.of(message)
+        if any(_base(p) in files for p in (*f.files_read, *f.files_written)):
+            return True
+        # Named or recited where the message says what it is about (its opening or a heading),
+        # not in passing ("... the coding standards from your instructions" deep in a list).
+        lowered = message.content.lower()
+        lead = "\n".join([lowered[:_LEAD], *(line for line in lowered.splitlines() if line.lstrip().startswith("#"))])
+        return any(name in lead for name in files) or any(r in lead for r in recitals)
+    return ctx.memo(("memvet.sources:instructions", message.key, files, recitals), compute)
+
+
+#: How far into a message its opening runs (what it says it is about).
+_LEAD = 300
+
+
+def instruction_support(ctx: Any, memory: dict[str, Any], content: str,
+                        files: frozenset[str], recitals: tuple[str, ...]) -> float:
+    """Share of the content (0..1) that the memory's agent sources showing standing instructions
+    (:func:`shows_instructions`) hold: 0.0 when no source shows them."""
+    texts = [m.content for m in ctx.sources(memory) if shows_instructions(ctx, m, files, recitals)]
+    if not texts:
+        return 0.0
+    return _text.support(content, *_text.terms_and_chars("\n".join(texts))) or 0.0
+
+
+def _agent_text(ctx: Any) -> str:
+    """Everything the assistant and the tools of the batch said, lower-cased (memoised)."""
+    return ctx.memo("memvet.sources:agent-text",
+                    lambda: "\n".join(m.content for m in ctx.batch.messages if m.role != "user").lower())
+
+
+_WORD_OR_HAN = re.compile(r"[A-Za-z]+|[\u3400-\u9fff]")
+
+
+def listed_paths(ctx: Any, content: str, *, min_paths: int, words_per_path: int, chars_per_path: int) -> int:
+    """How many paths the content lists when it is a listing of files the batch's agent messages
+    name (a deliverables list: "代码在 a/x.py、a/y.py，文档 docs/z.md"), else 0.
+
+    A listing: at least ``min_paths`` distinct paths, little prose beside them (at most
+    ``words_per_path`` Latin words or ``chars_per_path`` Chinese characters per path), and two
+    thirds of them named by an assistant or tool message of the batch (``ls`` / ``find`` output,
+    a report of files created): ``ls`` gives it back.
+    """
+    found = paths(content)
+    if len(found) < min_paths:
+        return 0
+    rest = content
+    for path in sorted(found, key=len, reverse=True):
+        rest = rest.replace(path, " ")
+    words = _WORD_OR_HAN.findall(rest)
+    latin = sum(1 for w in words if w.isascii())
+    if latin > words_per_path * len(found) or len(words) - latin > chars_per_path * len(found):
+        return 0
+    agent = _agent_text(ctx)
+    shown = sum(1 for path in found if _base(path) in agent)
+    return len(found) if 3 * shown >= 2 * len(found) else 0
+
+
+def told_support(ctx: Any, memory: dict[str, Any], content: str) -> float:
+    """Share of the content (0..1) that the memory's source user messages say without asking:
+    a statement or a plain instruction ("put each sentence on its own line"), not a question."""
+    facts = ctx.facts
+    texts = [m.content for m in ctx.sources(memory) if m.role == "user" and "asks" not in facts.of(m).acts]
+    if not texts:
+        return 0.0
+    return _text.support(content, *_text.terms_and_chars("\n".join(texts))) or 0.0
