@@ -852,6 +852,12 @@ class ProvenanceTest(_Gate):
         #: What excuses a restatement of the batch: a cause the memory gives (a rule
         #: copied from a file is still a copy, so normative words do not).
         restated_keep: list[str] = REASONS
+        #: A failure the memory reports (a pitfall: what breaks, and how) excuses the same way:
+        #: a file's text shows the code, not that it fails.
+        restated_pitfall: list[str] = [
+            "pitfall", "fails with", "fail with", "failed with", "crashes", "crashed", "throws", "error when",
+            "errors when", "坑", "报错", "会失败", "失败时", "崩溃", "抛出",
+        ]
         #: From this share a cause no longer excuses: the "because …" is in the file too.
         restated_cause_share: float = 0.7
         #: Files the agent loads into every session (base names, any case): a memory that
@@ -883,6 +889,7 @@ class ProvenanceTest(_Gate):
         super().__init__(options)
         o = self.options
         self._reason = _text.WordSearch(o.restated_keep)
+        self._pitfall = _text.WordSearch(o.restated_pitfall)
         self._pointer = _compile(o.pointer_phrases)
         self._source = _compile(o.source_words)
         self._explain = _text.WordSearch(o.explanation_markers)
@@ -948,8 +955,9 @@ class ProvenanceTest(_Gate):
         share = _sources.written_support(ctx, content)
         if share < o.restated_share_unsure:
             return None
-        if share < o.restated_cause_share and self._reason.search(self._not_explain.mask(view.stripped)):
-            return None  # a cause of its own ("because …"): more than the file says
+        prose = self._not_explain.mask(view.stripped)
+        if share < o.restated_cause_share and (self._reason.search(prose) or self._pitfall.search(prose)):
+            return None  # a cause or a failure of its own ("because …", "fails with …"): more than the file says
         # Names and paths blanked: a user who names the file has not said what it holds.
         if _sources.user_support(ctx, memory, view.stripped) >= o.user_share:
             return None  # the user's own words, even if the assistant then wrote them down
