@@ -265,3 +265,32 @@ def told_support(ctx: Any, memory: dict[str, Any], content: str) -> float:
     if not texts:
         return 0.0
     return _text.support(content, *_text.terms_and_chars("\n".join(texts))) or 0.0
+
+
+def _written_files(ctx: Any) -> frozenset[str]:
+    """Base names (lower-cased) of every file a message of the batch writes."""
+    return ctx.memo("memvet.sources:written-files",
+                    lambda: frozenset(_base(p) for f in ctx.facts.messages for p in f.files_written))
+
+
+def report_support(ctx: Any, memory: dict[str, Any], content: str) -> float:
+    """Share of the content (0..1) that the memory's assistant sources hold when they report writing a
+    file the content names (the message reports work done or writes, or the batch writes that file):
+    a retelling of the file, even when the export lost the edit itself. 0.0 when none does."""
+    named = {_base(p) for p in paths(content)}
+    if not named:
+        return 0.0
+    facts, texts = ctx.facts, []
+    for m in ctx.sources(memory):
+        if m.role != "assistant":
+            continue
+        lowered = m.content.lower()
+        mentioned = {b for b in named if b in lowered}
+        if not mentioned:
+            continue
+        acts = facts.of(m).acts
+        if "reports_done" in acts or "writes" in acts or mentioned & _written_files(ctx):
+            texts.append(m.content)
+    if not texts:
+        return 0.0
+    return _text.support(content, *_text.terms_and_chars("\n".join(texts))) or 0.0

@@ -739,7 +739,11 @@ class ProvenanceTest(_Gate):
         sources and no user message says it (a cause does not excuse: the
         file carries its causes too); and a listing of files that the
         batch's agent messages name (``listing_paths`` or more paths and
-        little else: ``ls`` gives it back).
+        little else: ``ls`` gives it back). A memory from assistant messages only
+        that retells what they report writing into a file it names
+        (``reported_share``; the export may have lost the edit itself, as
+        SpecStory's empty edit blocks do) gets a low-confidence finding: a
+        report also carries what was learned while writing.
 
     Why is this bad?
         The provenance test: what ``grep`` or ``git show`` returns in
@@ -872,6 +876,9 @@ class ProvenanceTest(_Gate):
             "instructions i was given", "my instructions", "你的指令", "根据你的指令", "按照你的指令", "你给的规则", "你设定的规则", "你的规则",
             "项目指令", "自定义指令",
         ]
+        #: Share of a memory's terms that its assistant sources' reports of writing the file it
+        #: names hold, from which it may retell the file (low confidence).
+        reported_share: float = 0.6
         #: Share of the memory's terms that such sources hold, from which it restates them.
         instruction_share: float = 0.5
         #: A memory this much of whose terms a user of the session stated (in a message the
@@ -946,6 +953,12 @@ class ProvenanceTest(_Gate):
         found = self._restates_instructions(content, memory, ctx, view) or self._lists_files(content, memory, ctx, view)
         if found is not None:
             return found
+        return self._restates_the_batch(content, memory, ctx, facts) or self._restates_a_report(content, memory, ctx, view)
+
+    def _restates_the_batch(self, content: str, memory: dict[str, Any], ctx: Any, facts: TextFacts) -> Finding | None:
+        """Most of the memory is text that the batch's tool output and file writes hold."""
+        view = facts.view
+        o = self.options
         if not _sources.may_restate(ctx, facts, o.restated_share_unsure - 0.15):
             return None  # the common case: most of its words are nowhere in the batch's writes
         if ctx.is_dropped(ctx.scene_index, ctx.memory_index):
@@ -968,6 +981,23 @@ class ProvenanceTest(_Gate):
                        "terms); the file, the commit or a rerun gives it back -- keep only what they do not say",
                        path="/content", confidence="high" if certain else "low")
 
+
+    def _restates_a_report(self, content: str, memory: dict[str, Any], ctx: Any, view: _text.View) -> Finding | None:
+        """The memory retells what the assistant said it wrote into a file it names (the export may
+        have lost the edit itself, as SpecStory's empty edit blocks do): a low-confidence finding,
+        since a report also carries what was learned while writing."""
+        o = self.options
+        if not _sources.only_agent_sources(ctx, memory) or ctx.is_dropped(ctx.scene_index, ctx.memory_index):
+            return None
+        prose = self._not_explain.mask(view.stripped)
+        if self._reason.search(prose) or self._pitfall.search(prose):
+            return None
+        share = _sources.report_support(ctx, memory, content)
+        if share < o.reported_share:
+            return None
+        return Finding(f"it retells what the assistant reported writing into the file it names ({share:.0%} of its "
+                       "terms); the file gives it back -- keep only what it does not say",
+                       path="/content", confidence="low")
 
     def _restates_instructions(self, content: str, memory: dict[str, Any], ctx: Any,
                                view: _text.View) -> Finding | None:
