@@ -192,21 +192,27 @@ def _base(path: str) -> str:
 
 
 def shows_instructions(ctx: Any, message: Any, files: frozenset[str], recitals: tuple[str, ...]) -> bool:
-    """An assistant or tool ``message`` shows the agent's standing instructions: it reads or writes
-    a file the agent loads every session (``files``, base names, lower-cased: CONVENTIONS.md,
-    AGENTS.md, ...), names one, or recites the instructions it was given (``recitals``)."""
+    """An assistant or tool ``message`` shows the agent's standing instructions: it names a file the
+    agent loads every session (``files``, base names, lower-cased: CONVENTIONS.md, AGENTS.md, ...)
+    as a tool does when it reads or edits one, or as a file block's head line does, or names one or
+    recites the instructions it was given (``recitals``) where it says what it is about."""
     if message.role == "user":
         return False
 
     def compute() -> bool:
-        f = ctx.facts.of(message)
-        if any(_base(p) in files for p in (*f.files_read, *f.files_written)):
-            return True
+        lowered = _lowered(ctx, message)
+        if not any(name in lowered for name in files) and not any(r in lowered for r in recitals):
+            return False  # the common case, at memchr speed
+        if message.role == "tool":
+            return any(name in lowered for name in files)
         # Named or recited where the message says what it is about (its opening or a heading),
-        # not in passing ("... the coding standards from your instructions" deep in a list).
-        lowered = message.content.lower()
-        lead = "\n".join([lowered[:_LEAD], *(line for line in lowered.splitlines() if line.lstrip().startswith("#"))])
-        return any(name in lead for name in files) or any(r in lead for r in recitals)
+        # not in passing ("... the coding standards from your instructions" deep in a list);
+        # or heading a file block (a line that is only the file's path).
+        lines = lowered.splitlines()
+        lead = "\n".join([lowered[:_LEAD], *(line for line in lines if line.lstrip().startswith("#"))])
+        if any(name in lead for name in files) or any(r in lead for r in recitals):
+            return True
+        return any(" " not in (line := raw.strip()) and _base(line) in files for raw in lines if raw.strip())
     return ctx.memo(("memvet.sources:instructions", message.key, files, recitals), compute)
 
 
@@ -233,18 +239,15 @@ def _agent_text(ctx: Any) -> str:
 _WORD_OR_HAN = re.compile(r"[A-Za-z]+|[\u3400-\u9fff]")
 
 
-def listed_paths(ctx: Any, content: str, *, min_paths: int, words_per_path: int, chars_per_path: int) -> int:
+def listed_paths(ctx: Any, content: str, found: list[str], *, words_per_path: int, chars_per_path: int) -> int:
     """How many paths the content lists when it is a listing of files the batch's agent messages
     name (a deliverables list: "代码在 a/x.py、a/y.py，文档 docs/z.md"), else 0.
 
-    A listing: at least ``min_paths`` distinct paths, little prose beside them (at most
+    ``found``: the content's paths (:func:`paths`). A listing: little prose beside them (at most
     ``words_per_path`` Latin words or ``chars_per_path`` Chinese characters per path), and two
     thirds of them named by an assistant or tool message of the batch (``ls`` / ``find`` output,
     a report of files created): ``ls`` gives it back.
     """
-    found = paths(content)
-    if len(found) < min_paths:
-        return 0
     rest = content
     for path in sorted(found, key=len, reverse=True):
         rest = rest.replace(path, " ")
@@ -267,29 +270,28 @@ def told_support(ctx: Any, memory: dict[str, Any], content: str) -> float:
     return _text.support(content, *_text.terms_and_chars("\n".join(texts))) or 0.0
 
 
-def _written_files(ctx: Any) -> frozenset[str]:
-    """Base names (lower-cased) of every file a message of the batch writes."""
-    return ctx.memo("memvet.sources:written-files",
-                    lambda: frozenset(_base(p) for f in ctx.facts.messages for p in f.files_written))
+def _lowered(ctx: Any, message: Any) -> str:
+    """A message's text lower-cased, once per batch."""
+    return ctx.memo(("memvet.sources:lowered", message.key), lambda: message.content.lower())
 
 
-def report_support(ctx: Any, memory: dict[str, Any], content: str) -> float:
+def report_support(ctx: Any, memory: dict[str, Any], content: str, found: list[str]) -> float:
     """Share of the content (0..1) that the memory's assistant sources hold when they report writing a
-    file the content names (the message reports work done or writes, or the batch writes that file):
-    a retelling of the file, even when the export lost the edit itself. 0.0 when none does."""
-    named = {_base(p) for p in paths(content)}
+    file the content names (the message reports work done or writes):
+    a retelling of the file, even when the export lost the edit itself. 0.0 when none does.
+    ``found``: the content's paths (:func:`paths`)."""
+    named = {_base(p) for p in found}
     if not named:
         return 0.0
     facts, texts = ctx.facts, []
     for m in ctx.sources(memory):
         if m.role != "assistant":
             continue
-        lowered = m.content.lower()
-        mentioned = {b for b in named if b in lowered}
-        if not mentioned:
+        lowered = _lowered(ctx, m)
+        if not any(b in lowered for b in named):
             continue
         acts = facts.of(m).acts
-        if "reports_done" in acts or "writes" in acts or mentioned & _written_files(ctx):
+        if "reports_done" in acts or "writes" in acts:
             texts.append(m.content)
     if not texts:
         return 0.0

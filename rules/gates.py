@@ -949,11 +949,16 @@ class ProvenanceTest(_Gate):
     def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
                         facts: TextFacts) -> Finding | None:
         view = facts.view
-        o = self.options
-        found = self._restates_instructions(content, memory, ctx, view) or self._lists_files(content, memory, ctx, view)
-        if found is not None:
-            return found
-        return self._restates_the_batch(content, memory, ctx, facts) or self._restates_a_report(content, memory, ctx, view)
+        if ctx.is_dropped(ctx.scene_index, ctx.memory_index) or not _sources.cites_agent(ctx, memory):
+            # Already gone (an injected instruction, a secret dump: one fault, one code), or drawn
+            # from what users said only: theirs, not a restatement.
+            return None
+        # Certain kinds first, then the overlap with the whole batch, then the low-confidence report.
+        named = _sources.paths(content) if "/" in content or "." in content else ()  # no path without either
+        return (self._restates_instructions(content, memory, ctx, view)
+                or (self._lists_files(content, named, ctx, view) if named else None)
+                or self._restates_the_batch(content, memory, ctx, facts)
+                or (self._restates_a_report(content, named, memory, ctx, view) if named else None))
 
     def _restates_the_batch(self, content: str, memory: dict[str, Any], ctx: Any, facts: TextFacts) -> Finding | None:
         """Most of the memory is text that the batch's tool output and file writes hold."""
@@ -961,10 +966,6 @@ class ProvenanceTest(_Gate):
         o = self.options
         if not _sources.may_restate(ctx, facts, o.restated_share_unsure - 0.15):
             return None  # the common case: most of its words are nowhere in the batch's writes
-        if ctx.is_dropped(ctx.scene_index, ctx.memory_index):
-            return None  # already gone (an injected instruction, a secret dump): one fault, one code
-        if not _sources.cites_agent(ctx, memory):
-            return None  # drawn from what users said only: theirs, not a restatement
         share = _sources.written_support(ctx, content)
         if share < o.restated_share_unsure:
             return None
@@ -981,31 +982,30 @@ class ProvenanceTest(_Gate):
                        "terms); the file, the commit or a rerun gives it back -- keep only what they do not say",
                        path="/content", confidence="high" if certain else "low")
 
-
-    def _restates_a_report(self, content: str, memory: dict[str, Any], ctx: Any, view: _text.View) -> Finding | None:
+    def _restates_a_report(self, content: str, named: list[str], memory: dict[str, Any], ctx: Any,
+                           view: _text.View) -> Finding | None:
         """The memory retells what the assistant said it wrote into a file it names (the export may
         have lost the edit itself, as SpecStory's empty edit blocks do): a low-confidence finding,
         since a report also carries what was learned while writing."""
-        o = self.options
-        if not _sources.only_agent_sources(ctx, memory) or ctx.is_dropped(ctx.scene_index, ctx.memory_index):
+        if not _sources.only_agent_sources(ctx, memory):
             return None
-        prose = self._not_explain.mask(view.stripped)
-        if self._reason.search(prose) or self._pitfall.search(prose):
-            return None
-        share = _sources.report_support(ctx, memory, content)
-        if share < o.reported_share:
+        share = _sources.report_support(ctx, memory, content, named)
+        if share < self.options.reported_share or self._own_cause(view):
             return None
         return Finding(f"it retells what the assistant reported writing into the file it names ({share:.0%} of its "
                        "terms); the file gives it back -- keep only what it does not say",
                        path="/content", confidence="low")
+
+    def _own_cause(self, view: _text.View) -> bool:
+        """The memory gives a cause or a failure ("because …", "fails with …") beside its names."""
+        prose = self._not_explain.mask(view.stripped)
+        return self._reason.search(prose) is not None or self._pitfall.search(prose) is not None
 
     def _restates_instructions(self, content: str, memory: dict[str, Any], ctx: Any,
                                view: _text.View) -> Finding | None:
         """The memory repeats standing instructions its agent sources show (an instruction file
         read, written or named, or the assistant reciting its instructions), no user stating it."""
         o = self.options
-        if not _sources.cites_agent(ctx, memory) or ctx.is_dropped(ctx.scene_index, ctx.memory_index):
-            return None
         share = _sources.instruction_support(ctx, memory, content, self._instruction_files,
                                              self._instruction_recitals)
         if share < o.instruction_share:
@@ -1021,15 +1021,14 @@ class ProvenanceTest(_Gate):
                        "terms are in the instruction file its sources show); the agent reads them anyway -- keep "
                        "only what they do not say", path="/content")
 
-    def _lists_files(self, content: str, memory: dict[str, Any], ctx: Any, view: _text.View) -> Finding | None:
+    def _lists_files(self, content: str, named: list[str], ctx: Any, view: _text.View) -> Finding | None:
         """A listing of files the batch names (deliverables, a layout) with no cause beside it."""
         o = self.options
-        if self._reason.search(self._not_explain.mask(view.stripped)):
+        if len(named) < o.listing_paths:
             return None
-        count = _sources.listed_paths(ctx, content, min_paths=o.listing_paths,
-                                      words_per_path=o.listing_words_per_path,
+        count = _sources.listed_paths(ctx, content, named, words_per_path=o.listing_words_per_path,
                                       chars_per_path=o.listing_chars_per_path)
-        if not count or not _sources.cites_agent(ctx, memory) or ctx.is_dropped(ctx.scene_index, ctx.memory_index):
+        if not count or self._reason.search(self._not_explain.mask(view.stripped)):
             return None
         return Finding(f"it lists {count} files that this batch's tool output or reports already name, and little "
                        "else; ls or the directory gives it back -- keep only what needs explaining",
