@@ -143,7 +143,7 @@ def stated_support(ctx: Any, memory: dict[str, Any], content: str) -> float:
         if m.role == "user":
             acts = facts.of(m).acts
             if "states" in acts and "asks" not in acts:
-                texts.append(m.content)
+                texts.append(m.content or "")
     if not texts:
         return 0.0
     return _text.support(content, *_text.terms_and_chars("\n".join(texts))) or 0.0
@@ -224,7 +224,7 @@ def instruction_support(ctx: Any, memory: dict[str, Any], content: str,
                         files: frozenset[str], recitals: tuple[str, ...]) -> float:
     """Share of the content (0..1) that the memory's agent sources showing standing instructions
     (:func:`shows_instructions`) hold: 0.0 when no source shows them."""
-    texts = [m.content for m in ctx.sources(memory) if shows_instructions(ctx, m, files, recitals)]
+    texts = [m.content or "" for m in ctx.sources(memory) if shows_instructions(ctx, m, files, recitals)]
     if not texts:
         return 0.0
     return _text.support(content, *_text.terms_and_chars("\n".join(texts))) or 0.0
@@ -256,7 +256,7 @@ def listed_paths(ctx: Any, content: str, found: list[str], *, words_per_path: in
     if latin > words_per_path * len(found) or len(words) - latin > chars_per_path * len(found):
         return 0
     agent = _agent_text(ctx)
-    shown = sum(1 for path in found if _base(path) in agent)
+    shown = sum(1 for path in found if (base := _base(path)) and base in agent)
     return len(found) if 3 * shown >= 2 * len(found) else 0
 
 
@@ -272,7 +272,7 @@ def told_support(ctx: Any, memory: dict[str, Any], content: str) -> float:
 
 def _lowered(ctx: Any, message: Any) -> str:
     """A message's text lower-cased, once per batch."""
-    return ctx.memo(("memvet.sources:lowered", message.key), lambda: message.content.lower())
+    return ctx.memo(("memvet.sources:lowered", message.key), lambda: (message.content or "").lower())
 
 
 def report_support(ctx: Any, memory: dict[str, Any], content: str, found: list[str]) -> float:
@@ -280,7 +280,7 @@ def report_support(ctx: Any, memory: dict[str, Any], content: str, found: list[s
     file the content names (the message reports work done or writes):
     a retelling of the file, even when the export lost the edit itself. 0.0 when none does.
     ``found``: the content's paths (:func:`paths`)."""
-    named = {_base(p) for p in found}
+    named = {base for p in found if (base := _base(p))}
     if not named:
         return 0.0
     facts, texts = ctx.facts, []
@@ -292,7 +292,7 @@ def report_support(ctx: Any, memory: dict[str, Any], content: str, found: list[s
             continue
         acts = facts.of(m).acts
         if "reports_done" in acts or "writes" in acts:
-            texts.append(m.content)
+            texts.append(m.content or "")
     if not texts:
         return 0.0
     return _text.support(content, *_text.terms_and_chars("\n".join(texts))) or 0.0
