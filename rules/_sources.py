@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memvet.batchfacts import file_text
+from memvet.batchfacts import file_text, paths
 from memvet.rules import _text
 from memvet.rules._wordmatch import _LETTERS_ONLY, TextFacts
 
@@ -143,7 +143,7 @@ def stated_support(ctx: Any, memory: dict[str, Any], content: str) -> float:
         if m.role == "user":
             acts = facts.of(m).acts
             if "states" in acts and "asks" not in acts:
-                texts.append(m.content)
+                texts.append(m.content or "")
     if not texts:
         return 0.0
     return _text.support(content, *_text.terms_and_chars("\n".join(texts))) or 0.0
@@ -185,3 +185,114 @@ def only_agent_sources(ctx: Any, memory: dict[str, Any]) -> bool:
     """Every source of the memory is an assistant or tool message (no person said it)."""
     sources = ctx.sources(memory)
     return bool(sources) and all(m.role in ("assistant", "tool") for m in sources)
+
+
+def _base(path: str) -> str:
+    return path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].lower()
+
+
+def shows_instructions(ctx: Any, message: Any, files: frozenset[str], recitals: tuple[str, ...]) -> bool:
+    """An assistant or tool ``message`` shows the agent's standing instructions: it names a file the
+    agent loads every session (``files``, base names, lower-cased: CONVENTIONS.md, AGENTS.md, ...)
+    as a tool does when it reads or edits one, or as a file block's head line does, or names one or
+    recites the instructions it was given (``recitals``) where it says what it is about."""
+    if message.role == "user":
+        return False
+
+    def compute() -> bool:
+        lowered = _lowered(ctx, message)
+        if not any(name in lowered for name in files) and not any(r in lowered for r in recitals):
+            return False  # the common case, at memchr speed
+        if message.role == "tool":
+            return any(name in lowered for name in files)
+        # Named or recited where the message says what it is about (its opening or a heading),
+        # not in passing ("... the coding standards from your instructions" deep in a list);
+        # or heading a file block (a line that is only the file's path).
+        lines = lowered.splitlines()
+        lead = "\n".join([lowered[:_LEAD], *(line for line in lines if line.lstrip().startswith("#"))])
+        if any(name in lead for name in files) or any(r in lead for r in recitals):
+            return True
+        return any(" " not in (line := raw.strip()) and _base(line) in files for raw in lines if raw.strip())
+    return ctx.memo(("memvet.sources:instructions", message.key, files, recitals), compute)
+
+
+#: How far into a message its opening runs (what it says it is about).
+_LEAD = 300
+
+
+def instruction_support(ctx: Any, memory: dict[str, Any], content: str,
+                        files: frozenset[str], recitals: tuple[str, ...]) -> float:
+    """Share of the content (0..1) that the memory's agent sources showing standing instructions
+    (:func:`shows_instructions`) hold: 0.0 when no source shows them."""
+    texts = [m.content or "" for m in ctx.sources(memory) if shows_instructions(ctx, m, files, recitals)]
+    if not texts:
+        return 0.0
+    return _text.support(content, *_text.terms_and_chars("\n".join(texts))) or 0.0
+
+
+def _agent_text(ctx: Any) -> str:
+    """Everything the assistant and the tools of the batch said, lower-cased (memoised)."""
+    return ctx.memo("memvet.sources:agent-text",
+                    lambda: "\n".join(m.content for m in ctx.batch.messages if m.role != "user").lower())
+
+
+_WORD_OR_HAN = re.compile(r"[A-Za-z]+|[\u3400-\u9fff]")
+
+
+def listed_paths(ctx: Any, content: str, found: list[str], *, words_per_path: int, chars_per_path: int) -> int:
+    """How many paths the content lists when it is a listing of files the batch's agent messages
+    name (a deliverables list: "代码在 a/x.py、a/y.py，文档 docs/z.md"), else 0.
+
+    ``found``: the content's paths (:func:`paths`). A listing: little prose beside them (at most
+    ``words_per_path`` Latin words or ``chars_per_path`` Chinese characters per path), and two
+    thirds of them named by an assistant or tool message of the batch (``ls`` / ``find`` output,
+    a report of files created): ``ls`` gives it back.
+    """
+    rest = content
+    for path in sorted(found, key=len, reverse=True):
+        rest = rest.replace(path, " ")
+    words = _WORD_OR_HAN.findall(rest)
+    latin = sum(1 for w in words if w.isascii())
+    if latin > words_per_path * len(found) or len(words) - latin > chars_per_path * len(found):
+        return 0
+    agent = _agent_text(ctx)
+    shown = sum(1 for path in found if (base := _base(path)) and base in agent)
+    return len(found) if 3 * shown >= 2 * len(found) else 0
+
+
+def told_support(ctx: Any, memory: dict[str, Any], content: str) -> float:
+    """Share of the content (0..1) that the memory's source user messages say without asking:
+    a statement or a plain instruction ("put each sentence on its own line"), not a question."""
+    facts = ctx.facts
+    texts = [m.content for m in ctx.sources(memory) if m.role == "user" and "asks" not in facts.of(m).acts]
+    if not texts:
+        return 0.0
+    return _text.support(content, *_text.terms_and_chars("\n".join(texts))) or 0.0
+
+
+def _lowered(ctx: Any, message: Any) -> str:
+    """A message's text lower-cased, once per batch."""
+    return ctx.memo(("memvet.sources:lowered", message.key), lambda: (message.content or "").lower())
+
+
+def report_support(ctx: Any, memory: dict[str, Any], content: str, found: list[str]) -> float:
+    """Share of the content (0..1) that the memory's assistant sources hold when they report writing a
+    file the content names (the message reports work done or writes):
+    a retelling of the file, even when the export lost the edit itself. 0.0 when none does.
+    ``found``: the content's paths (:func:`paths`)."""
+    named = {base for p in found if (base := _base(p))}
+    if not named:
+        return 0.0
+    facts, texts = ctx.facts, []
+    for m in ctx.sources(memory):
+        if m.role != "assistant":
+            continue
+        lowered = _lowered(ctx, m)
+        if not any(b in lowered for b in named):
+            continue
+        acts = facts.of(m).acts
+        if "reports_done" in acts or "writes" in acts:
+            texts.append(m.content or "")
+    if not texts:
+        return 0.0
+    return _text.support(content, *_text.terms_and_chars("\n".join(texts))) or 0.0

@@ -935,6 +935,21 @@ class ProvenanceTest(_Gate):
         A list of where things are ("routes are in routes.py, …") is a
         pointer even when a user said it.
 
+        Two kinds are certain without the overlap of the whole batch:
+        standing instructions (files the agent loads every session,
+        ``instruction_files``: CONVENTIONS.md, AGENTS.md,
+        copilot-instructions.md, …) that the memory's assistant or tool
+        sources read, write, name up front or recite ("your explicit
+        instructions"), when ``instruction_share`` of the memory is in those
+        sources and no user message says it (a cause does not excuse: the
+        file carries its causes too); and a listing of files that the
+        batch's agent messages name (``listing_paths`` or more paths and
+        little else: ``ls`` gives it back). A memory from assistant messages only
+        that retells what they report writing into a file it names
+        (``reported_share``; the export may have lost the edit itself, as
+        SpecStory's empty edit blocks do) gets a low-confidence finding: a
+        report also carries what was learned while writing.
+
     Why is this bad?
         The provenance test: what ``grep`` or ``git show`` returns in
         a second is not worth a memory; "配置见 config.yaml" is never what a
@@ -962,6 +977,17 @@ class ProvenanceTest(_Gate):
         ```json
         {"content": "Use Conventional Commits for every commit message and squash fixup commits before merging.",
          "type": "work_method", "priority": 80, "metadata": {"scope": "self", "method_type": "constraint"}}
+        ```
+        user: What are your guidelines for the CHANGELOG file?
+        assistant: Here are my guidelines, from your explicit instructions: always ask before creating a changelog entry
+        ```json
+        {"content": "Always ask before creating a changelog entry for a commit.", "type": "work_method", "priority": 80,
+         "metadata": {"scope": "self", "method_type": "constraint"}}
+        ```
+        tool: $ find llava/data/map_gt tools -name '*.py' -- llava/data/map_gt/geometry.py llava/data/map_gt/cache.py tools/generate_gt_cache.py
+        ```json
+        {"content": "Step 1 的代码：llava/data/map_gt/geometry.py、llava/data/map_gt/cache.py、工具 tools/generate_gt_cache.py。",
+         "type": "work_artifact", "priority": 70, "metadata": {"artifact_type": "file", "artifact_ref": "llava/data/map_gt/"}}
         ```
         user: My routes should be in routes.py and the viewer HTML is upload.html
         ```json
@@ -1035,13 +1061,47 @@ class ProvenanceTest(_Gate):
         #: What excuses a restatement of the batch: a cause the memory gives (a rule
         #: copied from a file is still a copy, so normative words do not).
         restated_keep: list[str] = REASONS
+        #: A failure the memory reports (a pitfall: what breaks, and how) excuses the same way:
+        #: a file's text shows the code, not that it fails.
+        restated_pitfall: list[str] = [
+            "pitfall", "fails with", "fail with", "failed with", "crashes", "crashed", "throws", "error when",
+            "errors when", "坑", "报错", "会失败", "失败时", "崩溃", "抛出",
+        ]
         #: From this share a cause no longer excuses: the "because …" is in the file too.
         restated_cause_share: float = 0.7
+        #: Files the agent loads into every session (base names, any case): a memory that
+        #: restates them costs a memory slot for what the agent reads anyway.
+        instruction_files: list[str] = [
+            "CONVENTIONS.md", "AGENTS.md", "CLAUDE.md", "GEMINI.md", "copilot-instructions.md", ".cursorrules",
+            ".windsurfrules", ".clinerules", ".aider.conf.yml", "CONTRIBUTING.md",
+        ]
+        #: An assistant message with one of these recites the instructions it was given.
+        instruction_recitals: list[str] = [
+            "your explicit instructions", "your instructions", "the instructions you", "custom instructions",
+            "instructions i was given", "my instructions", "你的指令", "根据你的指令", "按照你的指令", "你给的规则", "你设定的规则", "你的规则",
+            "项目指令", "自定义指令",
+        ]
+        #: Share of a memory's terms that its assistant sources' reports of writing the file it
+        #: names hold, from which it may retell the file (low confidence).
+        reported_share: float = 0.6
+        #: Share of the memory's terms that such sources hold, from which it restates them.
+        instruction_share: float = 0.5
+        #: A memory this much of whose terms a user of the session stated (in a message the
+        #: memory does not cite) is the user's rule, not the instruction file's.
+        instruction_user_share: float = 0.6
+        #: A memory listing at least this many paths the batch's agent messages name, with
+        #: little else, is a listing of files (``ls`` gives it back).
+        listing_paths: int = 3
+        #: ... "little else": at most this many Latin words per path ...
+        listing_words_per_path: int = 3
+        #: ... or this many Chinese characters per path.
+        listing_chars_per_path: int = 8
 
     def __init__(self, options: Any = None):
         super().__init__(options)
         o = self.options
         self._reason = _text.WordSearch(o.restated_keep)
+        self._pitfall = _text.WordSearch(o.restated_pitfall)
         self._pointer = _compile(o.pointer_phrases)
         self._source = _compile(o.source_words)
         self._explain = _text.WordSearch(o.explanation_markers)
@@ -1049,6 +1109,8 @@ class ProvenanceTest(_Gate):
         # The same question as set lookups in the shared text facts ("see" and
         # "cf." stand alone as _SEE_EN needs them: bounded entries).
         self._may_point_any = WordFilter([*o.pointer_phrases, *_POINTER_WORDS])
+        self._instruction_files = frozenset(name.lower() for name in o.instruction_files)
+        self._instruction_recitals = tuple(r.lower() for r in o.instruction_recitals)
 
     def may_fail(self, view: _text.View, memory: dict[str, Any], facts: TextFacts | None = None) -> bool:
         # Every failure needs a pointer: a phrase, 见, "see"/"cf.", or a location.
@@ -1092,18 +1154,29 @@ class ProvenanceTest(_Gate):
     def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
                         facts: TextFacts) -> Finding | None:
         view = facts.view
+        if ctx.is_dropped(ctx.scene_index, ctx.memory_index) or not _sources.cites_agent(ctx, memory):
+            # Already gone (an injected instruction, a secret dump: one fault, one code), or drawn
+            # from what users said only: theirs, not a restatement.
+            return None
+        # Certain kinds first, then the overlap with the whole batch, then the low-confidence report.
+        named = _sources.paths(content) if "/" in content or "." in content else ()  # no path without either
+        return (self._restates_instructions(content, memory, ctx, view)
+                or (self._lists_files(content, named, ctx, view) if named else None)
+                or self._restates_the_batch(content, memory, ctx, facts)
+                or (self._restates_a_report(content, named, memory, ctx, view) if named else None))
+
+    def _restates_the_batch(self, content: str, memory: dict[str, Any], ctx: Any, facts: TextFacts) -> Finding | None:
+        """Most of the memory is text that the batch's tool output and file writes hold."""
+        view = facts.view
         o = self.options
         if not _sources.may_restate(ctx, facts, o.restated_share_unsure - 0.15):
             return None  # the common case: most of its words are nowhere in the batch's writes
-        if ctx.is_dropped(ctx.scene_index, ctx.memory_index):
-            return None  # already gone (an injected instruction, a secret dump): one fault, one code
-        if not _sources.cites_agent(ctx, memory):
-            return None  # drawn from what users said only: theirs, not a restatement
         share = _sources.written_support(ctx, content)
         if share < o.restated_share_unsure:
             return None
-        if share < o.restated_cause_share and self._reason.search(self._not_explain.mask(view.stripped)):
-            return None  # a cause of its own ("because …"): more than the file says
+        prose = self._not_explain.mask(view.stripped)
+        if share < o.restated_cause_share and (self._reason.search(prose) or self._pitfall.search(prose)):
+            return None  # a cause or a failure of its own ("because …", "fails with …"): more than the file says
         # Names and paths blanked: a user who names the file has not said what it holds.
         if _sources.user_support(ctx, memory, view.stripped) >= o.user_share:
             return None  # the user's own words, even if the assistant then wrote them down
@@ -1113,6 +1186,58 @@ class ProvenanceTest(_Gate):
         return Finding(f"it restates what this batch's tool output or file writes already hold ({share:.0%} of its "
                        "terms); the file, the commit or a rerun gives it back -- keep only what they do not say",
                        path="/content", confidence="high" if certain else "low")
+
+    def _restates_a_report(self, content: str, named: list[str], memory: dict[str, Any], ctx: Any,
+                           view: _text.View) -> Finding | None:
+        """The memory retells what the assistant said it wrote into a file it names (the export may
+        have lost the edit itself, as SpecStory's empty edit blocks do): a low-confidence finding,
+        since a report also carries what was learned while writing."""
+        if not _sources.only_agent_sources(ctx, memory):
+            return None
+        share = _sources.report_support(ctx, memory, content, named)
+        if share < self.options.reported_share or self._own_cause(view):
+            return None
+        return Finding(f"it retells what the assistant reported writing into the file it names ({share:.0%} of its "
+                       "terms); the file gives it back -- keep only what it does not say",
+                       path="/content", confidence="low")
+
+    def _own_cause(self, view: _text.View) -> bool:
+        """The memory gives a cause or a failure ("because …", "fails with …") beside its names."""
+        prose = self._not_explain.mask(view.stripped)
+        return self._reason.search(prose) is not None or self._pitfall.search(prose) is not None
+
+    def _restates_instructions(self, content: str, memory: dict[str, Any], ctx: Any,
+                               view: _text.View) -> Finding | None:
+        """The memory repeats standing instructions its agent sources show (an instruction file
+        read, written or named, or the assistant reciting its instructions), no user stating it."""
+        o = self.options
+        share = _sources.instruction_support(ctx, memory, content, self._instruction_files,
+                                             self._instruction_recitals)
+        if share < o.instruction_share:
+            return None
+        # A rule the user stated stays the user's, wherever the assistant then wrote it; a
+        # question is not a statement. A user message the memory cites counts from
+        # ``user_share``; one it does not cite only from ``instruction_user_share`` (a word or
+        # two of "let's commit this with a changelog entry" is no statement of the rules).
+        if (_sources.told_support(ctx, memory, view.stripped) >= o.user_share
+                or _sources.user_prose_support(ctx, memory, view.stripped) >= o.instruction_user_share):
+            return None
+        return Finding(f"it restates the standing instructions the agent loads every session ({share:.0%} of its "
+                       "terms are in the instruction file its sources show); the agent reads them anyway -- keep "
+                       "only what they do not say", path="/content")
+
+    def _lists_files(self, content: str, named: list[str], ctx: Any, view: _text.View) -> Finding | None:
+        """A listing of files the batch names (deliverables, a layout) with no cause beside it."""
+        o = self.options
+        if len(named) < o.listing_paths:
+            return None
+        count = _sources.listed_paths(ctx, content, named, words_per_path=o.listing_words_per_path,
+                                      chars_per_path=o.listing_chars_per_path)
+        if not count or self._reason.search(self._not_explain.mask(view.stripped)):
+            return None
+        return Finding(f"it lists {count} files that this batch's tool output or reports already name, and little "
+                       "else; ls or the directory gives it back -- keep only what needs explaining",
+                       path="/content")
 
 
 # One clause of a memory: split at commas, semicolons and sentence ends (not inside a path).

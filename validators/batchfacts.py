@@ -207,6 +207,11 @@ def _paths(text: str) -> list[str]:
     return found
 
 
+def paths(text: str) -> list[str]:
+    """File paths in ``text`` (see :func:`_paths`), in order, each once."""
+    return list(dict.fromkeys(_paths(text)))
+
+
 _FILE_URL = re.compile(r"file://(/[^)\s>\]]+)")
 _COMMIT = re.compile(r"(?i)\bcommit(?:ted)?\s+(?:as\s+)?`?([0-9a-f]{7,40})\b|\[[\w/-]+ ([0-9a-f]{7,40})\]")
 # Shell prompts, SpecStory "Run command:", aider's "Running git commit -m ..." status line.
