@@ -989,6 +989,7 @@ def _prose(text: str) -> str:
 _BLOCKS = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*#{1,6}\s)")
 _LIST_START = re.compile(r"\s*(?:[-*•+]|\d{1,2}[.)、]|[（(]?\d{1,2}[)）])\s")
 _HEADING_START = re.compile(r"\s*#{1,6}\s")
+_SENTENCE_END = re.compile(r"[。！？!?；;\n]|(?<=[A-Za-z0-9)\]`*])\.(?=\s)")
 
 
 def proposal_region(prose: str, proposal: re.Pattern[str]) -> str:
@@ -1006,11 +1007,17 @@ def proposal_region(prose: str, proposal: re.Pattern[str]) -> str:
             n += 1
             continue
         block = blocks[n]
-        out.append(block)
         first_line = block.strip().split("\n", 1)[0]
         # A heading that proposes ("### Option 1 (recommended)") proposes its section;
-        # a lead-in ("I'd suggest:") the list or headed blocks right after it.
+        # a lead-in ("I'd suggest:") the list or headed blocks right after it; in a
+        # paragraph, the proposal starts with the sentence that makes it ("Vite 5 is
+        # used. I'd recommend Vite 6." proposes Vite 6, not Vite 5).
         heading = _HEADING_START.match(first_line) is not None and proposal.search(first_line) is not None
+        if not heading:
+            hit = proposal.search(block)
+            starts = [m.end() for m in _SENTENCE_END.finditer(block, 0, hit.start())] if hit else []
+            block = block[starts[-1]:] if starts else block
+        out.append(block)
         introduces = block.rstrip().endswith((":", "："))
         n += 1
         while n < len(blocks) and ((heading and not _HEADING_START.match(blocks[n])) or _LIST_START.match(blocks[n])

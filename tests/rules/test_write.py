@@ -274,3 +274,11 @@ def test_w008_only_warns_on_task_state():
     lines = ["assistant: 我建议下一步：\n\n- 下载 nuScenes Map expansion 包\n- 解压到 maps/expansion/"]
     memory = {"content": "下载 nuScenes Map expansion 包并解压到 maps/expansion/。", "type": "work_task", "priority": 70}
     assert _w008(lines, memory, ["m1"]) == [("W008", "warn", "low")]
+
+
+def test_w008_a_report_before_the_proposal_sentence_is_not_the_proposal():
+    lines = ["assistant: The build uses Vite 5 with the legacy plugin. I'd recommend upgrading to Vite 6 for faster HMR."]
+    fact = {"content": "The build uses Vite 5 with the legacy plugin.", "type": "work_fact", "priority": 70}
+    assert _w008(lines, fact, ["m1"]) == [("W008", "warn", "low")]
+    settled = {"content": "The build is upgraded to Vite 6 for faster HMR.", "type": "work_fact", "priority": 70}
+    assert _w008(lines, settled, ["m1"]) == [("W008", "reject", "high")]
