@@ -1196,7 +1196,7 @@ class ProposalAsDecision(Rule):
         if self._user_took_it(proposer, sources, tokens(content), ctx):
             return
         yield Finding(f"written as settled ({marker!r}) but the sources only show an assistant proposal "
-                      f"({proposal!r}) that no user message accepted; record it as open "
+                      f"({proposal!r}) that no user message answered; record it as open "
                       "(正在评估…/待确认, 'under evaluation')", path="/content")
 
     def _unanswered_findings(self, record: dict[str, Any], content: str, ctx: Any) -> Iterable[Finding]:
