@@ -286,7 +286,7 @@ class TemporaryOptions(RuleOptions):
     temporary: list[str] = [
         "暂时", "暂且", "临时改", "临时把", "临时关", "临时开", "临时调", "临时加", "临时去掉", "临时跳过",
         "临时禁用", "临时启用", "临时切", "临时换", "临时放开", "临时提高", "临时降低", "临时设", "临时绕过",
-        "临时方案", "权宜之计", "应急处理", "先这样", "先这么", "先凑合", "先不",
+        "临时方案", "权宜之计", "应急处理", "先这样", "先这么", "先凑合", "先不", "暂不",
         "今天先", "今晚先", "这两天先", "这几天先", "这周先", "这两周先", "本周先", "这阵子先", "眼下先", "目前先",
         "再回滚", "明天回滚", "之后回滚", "稍后回滚", "回头回滚", "改回", "调回", "切回", "换回", "开回", "关回",
         "恢复成", "恢复为", "恢复原", "再恢复", "完再补", "再补上", "之后再补", "回头再补", "回头再改",
@@ -923,19 +923,42 @@ class ProposalOptions(RuleOptions):
         "decided", "decision", "adopted", "agreed", "settled on", "chose", "has chosen", "standardized on",
         "standardised on", "user insists", "user wants", "user holds", "user prefers", "the team uses",
     ]
-    #: Wording of an assistant proposal that still needs an answer.
+    #: Wording of an assistant proposal that still needs an answer: a suggestion,
+    #: options to choose from, an offer that waits for a yes.
     proposal: list[str] = [
         "建议", "倾向于", "倾向用", "可以改成", "可以改为", "可以换成", "可以考虑", "不妨", "推荐", "要不要", "是否可以",
-        "我们应该", "我们可以", "应该改用", "应该换成",
+        "我们应该", "我们可以", "应该改用", "应该换成", "你倾向", "您倾向", "选哪个", "哪种方案", "方案一", "方案二",
         "i'd suggest", "i suggest", "i recommend", "i'd recommend", "i propose", "we could", "how about",
         "i'd prefer", "i lean towards", "you might", "we might", "consider switching", "my suggestion",
-        "we should", "should we", "let's switch", "let's move",
+        "we should", "should we", "let's switch", "let's move", "would you like", "shall i", "which do you prefer",
+        "which would you prefer", "i'll go with", "i'd go with", "(recommended)", "recommended approach",
+        "option 1", "option 2", "option a", "option b",
+        # an offer that waits for a yes, or a fix the user is asked to try
+        "好吗", "可以吗", "如果你同意", "你看可以", "要我", "需要我", "let's try", "can you try", "try these changes",
+        "if you agree", "if you'd like, i can", "want me to", "do you want me", "could include", "potential additions",
     ]
     #: A settled word right after one of these is negated or deferred ("尚未决定",
     #: "由用户决定", "not yet decided", "undecided"). Latin entries may be
     #: followed by up to two words ("not yet"); "un" must touch the word.
     negations: list[str] = ["未", "没", "没有", "不", "待", "再", "来", "由用户", "由你", "让用户",
-                            "not", "n't", "never", "yet to", "un"]
+                            "not", "n't", "no", "never", "yet to", "un"]
+    #: Wording by which a memory keeps a proposal open (it is then not written
+    #: as settled): 待确认, "proposed by the assistant", "awaiting the user".
+    open_markers: list[str] = [
+        "待确认", "待用户", "待定", "尚未", "未确认", "还没确认", "未决定", "未定", "提议", "候选", "可选",
+        "正在评估", "评估中", "方案之一", "agent 提出", "agent 建议", "agent 推荐", "助手建议", "助手推荐",
+        "proposed by", "suggested by", "recommended by", "the assistant recommends", "the assistant suggests",
+        "the assistant proposes", "it recommends", "it suggests", "awaiting", "pending", "not yet", "unconfirmed",
+        "to be confirmed", "under evaluation", "tbd", "candidate", "no decision", "undecided", "open question",
+    ]
+    #: Share of the memory's words (weighted, see ``tokens``) that must come from
+    #: the proposal itself -- the paragraph that holds the proposal wording and
+    #: the list it introduces -- for a certain finding; from the whole proposing
+    #: message, for an uncertain one.
+    min_share: float = 0.5
+    #: Words a later user message must share with the memory to count as the
+    #: user stating it (or rejecting it), rather than moving on to another topic.
+    min_user_overlap: int = 2
 
 
 @lru_cache(maxsize=16)
@@ -952,15 +975,80 @@ def _negation_pattern(words: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile("|".join(parts), re.IGNORECASE) if parts else None
 
 
+# Fenced blocks are code the assistant shows, not its prose: a "we could" in a
+# code comment proposes nothing.
+_FENCED = re.compile(r"(?ms)^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)")
+
+
+def _prose(text: str) -> str:
+    return _FENCED.sub(" ", text) if ("```" in text or "~~~" in text) else text
+
+
+# Blocks: paragraphs, and each heading line on its own (a long reply is often
+# one "paragraph" of headed sections).
+_BLOCKS = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*#{1,6}\s)")
+_LIST_START = re.compile(r"\s*(?:[-*•+]|\d{1,2}[.)、]|[（(]?\d{1,2}[)）])\s")
+_HEADING_START = re.compile(r"\s*#{1,6}\s")
+_SENTENCE_END = re.compile(r"[。！？!?；;\n]|(?<=[A-Za-z0-9)\]`*])\.(?=\s)")
+
+
+def proposal_region(prose: str, proposal: re.Pattern[str]) -> str:
+    """The proposal of a message: each paragraph with proposal wording, and what it introduces.
+
+    "I'd recommend option 1:" followed by bullets proposes the bullets; the
+    report or diagnosis around it ("the renames failed because ...") is
+    something else the assistant said, not what it proposed.
+    """
+    blocks = [b for b in _BLOCKS.split(prose) if b.strip()]
+    out: list[str] = []
+    n = 0
+    while n < len(blocks):
+        if not proposal.search(blocks[n]):
+            n += 1
+            continue
+        block = blocks[n]
+        first_line = block.strip().split("\n", 1)[0]
+        # A heading that proposes ("### Option 1 (recommended)") proposes its section;
+        # a lead-in ("I'd suggest:") the list or headed blocks right after it; in a
+        # paragraph, the proposal starts with the sentence that makes it ("Vite 5 is
+        # used. I'd recommend Vite 6." proposes Vite 6, not Vite 5).
+        heading = _HEADING_START.match(first_line) is not None and proposal.search(first_line) is not None
+        if not heading:
+            hit = proposal.search(block)
+            starts = [m.end() for m in _SENTENCE_END.finditer(block, 0, hit.start())] if hit else []
+            block = block[starts[-1]:] if starts else block
+        out.append(block)
+        introduces = block.rstrip().endswith((":", "："))
+        n += 1
+        while n < len(blocks) and ((heading and not _HEADING_START.match(blocks[n])) or _LIST_START.match(blocks[n])
+                                   or (introduces and _HEADING_START.match(blocks[n]))):
+            out.append(blocks[n])
+            n += 1
+    return "\n".join(out)
+
+
 class ProposalAsDecision(Rule):
     """An agent proposal that nobody answered, written as settled.
 
     What it does:
-        Fails when the content presents a decision (决定/已确定/采用,
-        "decided", "adopted", or the user's position: 用户主张, "user
-        insists") while the sources show an assistant PROPOSAL (建议,
-        倾向于, "I'd suggest", "I recommend") and no user message after it.
-        A user question asked before the proposal is not an answer.
+        Judges a memory against the order and roles of its batch. It fails
+        when the memory states as settled what only an assistant PROPOSAL
+        says (建议, 推荐, 你倾向哪个, "I'd suggest", "I recommend", "would you
+        like", "option 1") and no user message accepted or stated it: none
+        among its sources, and none after the proposal in the batch. The
+        user's final word wins: a later 不对 / "no, keep offsets" undoes an
+        earlier 好. A user who moves on to another topic, or only asks
+        something, has not accepted. An answer to the user's own question
+        ("should we use X?" -> "yes, X") is still a proposal until the user
+        confirms it. Two findings:
+
+        - certain (reject): the content presents a decision (决定/已确定/采用,
+          "decided", "adopted", or the user's position: 用户主张, "user
+          insists");
+        - uncertain (low confidence, warns): a project fact or code
+          preference whose only sources are assistant messages, written
+          mostly from the words of the latest proposing one, without
+          keeping it open (待确认, "proposed", "awaiting the user").
 
     Why is this bad?
         An open proposal must be recorded as open ("正在评估…",
@@ -978,6 +1066,12 @@ class ProposalAsDecision(Rule):
         ```json
         {"content": "Decided: the dashboard uses server-sent events instead of polling.", "type": "work_fact",
          "priority": 80}
+        ```
+        assistant: 我建议把 GT 生成拆成三个模块：地图提取、几何处理、GT 缓存，放在 data/map_gt/ 下。你倾向哪种？
+        user: 先看看数据集里有没有 maps 目录
+        ```json
+        {"content": "GT 生成拆成地图提取、几何处理、GT 缓存三个模块，放在 data/map_gt/ 下。", "type": "work_fact",
+         "priority": 80, "source_message_ids": ["m1"]}
         ```
 
     Use instead:
@@ -1014,6 +1108,7 @@ class ProposalAsDecision(Rule):
         #: "nothing presented as settled": set lookups in the content's shared facts.
         self.settled_filter = WordFilter(self.options.settled)
         self.proposal = lexicon.compile_words(self.options.proposal)
+        self.open = lexicon.compile_words(self.options.open_markers)
         self.negations = _negation_pattern(tuple(self.options.negations))
 
     def _settled_marker(self, content: str) -> str | None:
@@ -1028,35 +1123,113 @@ class ProposalAsDecision(Rule):
         if self.proposal is None:
             return ()
         content = unquote(record.get("content") or "")
-        if not self.settled_filter.may_match(text_facts(ctx, content)):
-            return ()  # the common case: nothing presented as settled
-        return self._findings(record, content, ctx)
+        if self.open is not None and self.open.search(content):
+            return ()  # the memory keeps the question open itself ("No decision yet", 待确认)
+        if self.settled_filter.may_match(text_facts(ctx, content)):
+            marker = self._settled_marker(content)
+            if marker is not None:
+                return self._settled_findings(record, content, marker, ctx)
+        if record.get("kind") in KINDS:
+            return self._unanswered_findings(record, content, ctx)
+        return ()
 
-    def _findings(self, record: dict[str, Any], content: str, ctx: Any) -> Iterator[Finding]:
-        marker = self._settled_marker(content)
-        if marker is None:
-            return
-        sources = ctx.sources(record)
+    def _proposal_of(self, m: Any, ctx: Any) -> str | None:
+        """The proposal wording of an assistant message (its prose, code blocks masked), memoised per batch."""
+        def find() -> str | None:
+            hit = self.proposal.search(_prose(m.content)) if self.proposal else None
+            return hit.group(0) if hit else None
+        return ctx.memo(("W008:proposal", id(self), m.sessionKey, m.id), find)
+
+    @staticmethod
+    def _tokens_of(m: Any, ctx: Any) -> dict[str, int]:
+        """The tokens of a message's prose, once per batch (every memory citing it asks again)."""
+        return ctx.memo(("W008:tokens", m.sessionKey, m.id), lambda: tokens(_prose(m.content)))
+
+    def _latest_proposal(self, sources: list[Any], ctx: Any) -> tuple[Any, str] | None:
+        """The latest cited assistant message that proposes, with its proposal wording."""
         order = ctx.memo("W008:order", lambda: {m.key: n for n, m in enumerate(ctx.batch.messages)})
-        proposed_at, proposal = -1, None
+        found = None
         for m in sources:
             if m.role == "assistant":
-                hit = self.proposal.search(m.content)
-                if hit and order[m.key] > proposed_at:
-                    proposed_at, proposal = order[m.key], hit.group(0)
-        if proposal is None:
-            return
-        if any(m.role == "user" and order[m.key] > proposed_at for m in sources):
-            return
-        # The batch facts: a user source that states a position (not a mere question)
-        # said it; the user's first answer after the proposal, cited or not, may take it.
+                hit = self._proposal_of(m, ctx)
+                if hit and (found is None or order[m.key] > order[found[0].key]):
+                    found = (m, hit)
+        return found
+
+    def _user_took_it(self, proposer: Any, sources: list[Any], mine: dict[str, int], ctx: Any) -> bool:
+        """Did the user accept or state it after ``proposer``? The user's final word wins.
+
+        A user message the memory cites counts as support unless it rejects;
+        any other later user message counts only when it accepts (确定 / ok /
+        go ahead), or states something the memory says; a rejection that
+        touches the memory (or opens the reply) undoes what came before. A
+        question or a new topic changes nothing.
+        """
         facts = ctx.facts
-        if any(m.role == "user" and "states" in (acts := facts.of(m).acts) and "asks" not in acts for m in sources):
+        cited = {m.key for m in sources if m.role == "user"}
+        first = True
+        took = False
+        for f in facts.after(proposer):
+            if f.role != "user":
+                continue
+            about_it = overlap(mine, self._tokens_of(ctx.batch.messages[f.index], ctx)) >= self.options.min_user_overlap
+            if "rejects" in f.acts and (first or about_it or f.key in cited):
+                took = False
+            elif f.key in cited or "accepts" in f.acts or ("states" in f.acts and about_it):
+                took = True
+            first = False
+        return took
+
+    def _settled_findings(self, record: dict[str, Any], content: str, marker: str, ctx: Any) -> Iterator[Finding]:
+        sources = ctx.sources(record)
+        found = self._latest_proposal(sources, ctx)
+        if found is None:
             return
-        proposer = next(m for m in sources if order[m.key] == proposed_at)
-        answer = facts.user_answer_after(proposer)
-        if answer is not None and "accepts" in answer.acts and "rejects" not in answer.acts:
+        proposer, proposal = found
+        # The batch facts: a user source BEFORE the proposal that states a position
+        # (not a mere question) said it; the proposal then only carried it out.
+        facts = ctx.facts
+        index = facts.of(proposer).index
+        if any(m.role == "user" and facts.of(m).index < index and "states" in (acts := facts.of(m).acts)
+               and "asks" not in acts for m in sources):
+            return
+        if self._user_took_it(proposer, sources, tokens(content), ctx):
             return
         yield Finding(f"written as settled ({marker!r}) but the sources only show an assistant proposal "
                       f"({proposal!r}) that no user message answered; record it as open "
                       "(正在评估…/待确认, 'under evaluation')", path="/content")
+
+    def _unanswered_findings(self, record: dict[str, Any], content: str, ctx: Any) -> Iterable[Finding]:
+        sources = ctx.sources(record)
+        if not sources or any(m.role != "assistant" for m in sources):
+            return ()  # a user (or a tool) among the sources: not the assistant's word alone
+        found = self._latest_proposal(sources, ctx)
+        if found is None:
+            return ()
+        proposer, proposal = found
+        mine = tokens(content)
+        weight = sum(mine.values())
+        if not weight or overlap(mine, self._tokens_of(proposer, ctx)) < self.options.min_share * weight:
+            return ()  # written from something else the assistant said, not from this message
+        if self._user_took_it(proposer, sources, mine, ctx):
+            return ()
+        region = ctx.memo(("W008:region", id(self), proposer.sessionKey, proposer.id),
+                          lambda: tokens(proposal_region(_prose(proposer.content), self.proposal)))
+        from_proposal = overlap(mine, region) >= self.options.min_share * weight
+        if record.get("kind") not in LONG_TERM_KINDS:
+            # Task state (a next step, or a preference W006 already rerouted) does not outlive
+            # the task: an unadopted proposal restated there is worth a warning, not a re-ask.
+            return [Finding(f"it states as the plan what an assistant proposal ({proposal!r}) only offered, and no "
+                            "user message accepted it; say that it awaits the user", path="/content",
+                            confidence="low")] if from_proposal else ()
+        if from_proposal:
+            return [Finding(f"its only sources are assistant messages, and it states as settled what an "
+                            f"assistant proposal ({proposal!r}) put to the user, which no user message "
+                            "accepted; record it as open (待确认, 'proposed, awaiting the user') or leave it out",
+                            path="/content")]
+        # Uncertain: written from the proposing message, but mostly from what it
+        # reports next to its proposal (a diagnosis, a fact): words alone do not settle it.
+        return [Finding(f"its only sources are assistant messages, and it is written from a message that "
+                        f"proposes ({proposal!r}) without any user message accepting; if it states the "
+                        "proposal, record it as open (待确认, 'proposed, awaiting the user')", path="/content",
+                        confidence="low")]

@@ -48,6 +48,8 @@ class FactsOptions(BaseModel):
     accept: list[str] = [
         "确定", "确认", "好", "好的", "好啊", "可以", "行", "就这样", "就这么办", "同意", "没问题", "按你说的", "按你的",
         "照你说的", "就用", "就按", "选", "用方案", "嗯", "对", "对的", "是的", "继续", "开始吧", "做吧",
+        # the user reports that the proposed fix worked: the proposal is taken
+        "可以了", "好了", "成功了", "解决了", "it worked", "that worked", "it works", "that fixed it", "works now",
         "ok", "okay", "yes", "yep", "yeah", "sure", "go ahead", "go for it", "sounds good", "agreed", "agree",
         "lgtm", "looks good", "do it", "let's do", "let's go", "please do", "perfect", "great", "that works",
         "fine", "correct", "right", "proceed", "continue", "do 1", "do 2", "do 3", "option 1", "option 2",
@@ -69,7 +71,7 @@ class FactsOptions(BaseModel):
     #: A user message with one of these marks a change as temporary.
     temporary: list[str] = [
         "先这样", "先这么", "暂时", "再说", "演示完", "发完再", "之后再", "回头再", "上线后再", "明天回滚",
-        "再改回", "先关", "先停", "先去掉", "先跳过", "先不",
+        "再改回", "先关", "先停", "先去掉", "先跳过", "先不", "暂不",
         "for now", "for the demo", "for the time being", "for the moment", "temporarily", "until monday",
         "until tomorrow", "until the release", "until the demo", "until further notice", "just for today",
         "for this release", "for today",

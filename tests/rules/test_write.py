@@ -239,3 +239,46 @@ def test_w005_and_w008_still_fire_in_upper_case_english():
     r = memvet.validate(scene({"content": "DECIDED: THE DASHBOARD USES SERVER-SENT EVENTS.", "type": "work_fact",
                                "priority": 80}, ["m1"]), c, config=W_ONLY)
     assert "W008" in [v.code for v in r.violations]
+
+
+# --- W008 judged against the order and roles of the batch -----------------------------
+
+W008_ONLY = config_from_dict({"select": ["W008"], "routing": {"repo": "demo"}})
+
+
+def _w008(lines, memory, ids):
+    r = memvet.validate(scene(memory, ids), ctx(*lines), config=W008_ONLY)
+    return [(v.code, v.action, v.confidence) for v in r.violations]
+
+
+def test_w008_is_certain_when_the_memory_restates_the_proposal_itself():
+    lines = ["assistant: Counters drift.\n\n### Option 1: Linear array with cursor (recommended)\n"
+             "Replace the circular buffer with a linear array and a cursor index.\n\n### Option 2: Command pattern\n"
+             "Store reversible operations.\n\nWhich do you prefer?"]
+    memory = {"content": "Undo history uses a linear array with a cursor index instead of the circular buffer.",
+              "type": "work_fact", "priority": 80}
+    assert _w008(lines, memory, ["m1"]) == [("W008", "reject", "high")]
+    # the user's "go with option 1" takes it
+    assert _w008([*lines, "user: go with option 1"], memory, ["m1"]) == []
+
+
+def test_w008_only_warns_when_the_memory_restates_what_beside_the_proposal():
+    lines = ["assistant: The renames failed because each target name equalled its source name.\n\n"
+             "Would you like me to add the 0A. prefix to every legacy plan file?"]
+    memory = {"content": "The plan-file renames failed because each target name equalled its source name.",
+              "type": "work_fact", "priority": 70}
+    assert _w008(lines, memory, ["m1"]) == [("W008", "warn", "low")]
+
+
+def test_w008_only_warns_on_task_state():
+    lines = ["assistant: 我建议下一步：\n\n- 下载 nuScenes Map expansion 包\n- 解压到 maps/expansion/"]
+    memory = {"content": "下载 nuScenes Map expansion 包并解压到 maps/expansion/。", "type": "work_task", "priority": 70}
+    assert _w008(lines, memory, ["m1"]) == [("W008", "warn", "low")]
+
+
+def test_w008_a_report_before_the_proposal_sentence_is_not_the_proposal():
+    lines = ["assistant: The build uses Vite 5 with the legacy plugin. I'd recommend upgrading to Vite 6 for faster HMR."]
+    fact = {"content": "The build uses Vite 5 with the legacy plugin.", "type": "work_fact", "priority": 70}
+    assert _w008(lines, fact, ["m1"]) == [("W008", "warn", "low")]
+    settled = {"content": "The build is upgraded to Vite 6 for faster HMR.", "type": "work_fact", "priority": 70}
+    assert _w008(lines, settled, ["m1"]) == [("W008", "reject", "high")]
