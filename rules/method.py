@@ -86,7 +86,7 @@ IMPERATIVES = [
     "specify", "prevent", "protect", "assert", "expect", "assume", "reject", "accept", "approve",
     "double-check", "iterate", "execute", "invoke", "launch", "allocate", "reserve", "truncate", "back up",
     "migrate", "downgrade", "regenerate", "generate", "scaffold", "bootstrap", "initialize", "initialise",
-    "set up", "tear down", "clean up", "keep to", "write down", "delegate", "defer", "postpone",
+    "set up", "tear down", "clean up", "keep to", "write down", "delegate", "defer", "postpone", "preserve",
 ]
 
 #: Verbs that are nouns as often ("Commit messages follow ...", "Test files
@@ -126,6 +126,10 @@ USER_POSITION = [
     "user's preference", "user's habit", "user's convention", "user's rule", "the user's position",
     "user preference", "user's practice", "user practice", "user convention", "user rule", "user habit",
     "user favours", "user favors",
+    # a refusal is a prohibition ("User does not want hover effects" = no hover effects)
+    "用户不希望", "用户不想要", "用户不喜欢", "用户反对",
+    "user does not want", "user doesn't want", "user never wants", "user dislikes", "user does not like",
+    "user doesn't like",
 ]
 
 #: A wish of the user: M005 checks it like a position, but M001 takes it for
@@ -151,6 +155,7 @@ RULE_LABELS = [
     "convention", "conventions", "rule", "rules", "guideline", "guidelines", "policy", "policies", "workflow",
     "workflows", "procedure", "procedures", "checklist", "sop", "preference", "preferences", "habit", "habits",
     "practice", "practices", "principle", "principles", "standard", "standards", "style", "style guide",
+    "constraint", "constraints", "requirement", "requirements",
     "规范", "约定", "规则", "惯例", "流程", "原则", "习惯", "偏好", "规定", "准则", "守则", "工作流", "约束", "要求",
     "操作规程", "步骤",
 ]
