@@ -32,9 +32,11 @@ from memvet.rules import lexicon
 #: Where a clause starts: the text start, or after a sentence end, a colon, a
 #: semicolon, a dash or an arrow (steps of a sequence: "bump → tag → push").
 _CLAUSE_START = r"(?:^|(?<=[.;:!?。；：！？\n—–→])\s*|(?<=->)\s*|(?<=\s[-–—])\s*)"
-#: A leading condition before the main clause: "When selectors find nothing, read …".
+#: A leading condition before the main clause: "When selectors find nothing, read …". A
+#: parenthesised aside inside it may hold the punctuation of an example ("When an upload fails
+#: (e.g. extra columns), first check …"); each aside is one atomic step, so no backtracking.
 _LEAD = (r"(?:(?:when|whenever|before|after|if|once|while|for|in|until|unless|during|on)\b"
-         r"[^,.;:!?\n]{1,100},\s*)?")
+         r"(?>\([^()\n]{0,80}\)|[^,.;:!?\n]){1,100},\s*)?")
 #: Adverbs of order or frequency that may stand before an imperative verb.
 _ADVERB = r"(?:(?:first|then|always|never|also|just|only|instead|please|still|next|finally|afterwards),?\s+)?"
 #: What starts an object or a complement right after an ambiguous noun/verb:
@@ -134,8 +136,11 @@ def has_scope(text: str, scope_words: re.Pattern[str] | None) -> bool:
 # --- Chinese imperatives -----------------------------------------------------------------
 
 #: Where a Chinese clause starts for an imperative: the text start, a sentence end or a
-#: colon, or right after a leading "…时 / …后 / …前" clause (重命名文件时用 git mv).
-_ZH_CLAUSE_START = re.compile(r"(?:^|[。；;：:！？!?\n])\s*(?:[^，,。；;：:！？!?\n]{1,40}?(?:时|之后|之前|后|前)[，,]?\s*)?")
+#: colon, or right after a leading "…时 / …后 / …前" clause (重命名文件时用 git mv), which may
+#: hold a parenthesised aside (上传失败时（例如列数多，或缺表头），检查模板), one atomic step each.
+_ZH_ASIDE = r"（[^（）\n]{0,80}）|\([^()\n]{0,80}\)"
+_ZH_CLAUSE_START = re.compile(rf"(?:^|[。；;：:！？!?\n])\s*(?:(?>{_ZH_ASIDE}|[^，,。；;：:！？!?\n]){{1,40}}?"
+                              rf"(?:时|之后|之前|后|前)(?:{_ZH_ASIDE})?[，,]?\s*)?")
 #: A procedure: 先 … 再 / 然后, or … 后再 (without 了, which narrates what was done).
 _ZH_CLAUSE_END = re.compile(r"[，,。；;！？!?\n]")
 _ZH_PROCEDURE = re.compile(r"先[^。；;！？!?\n了]{1,60}?(?:再|然后|之后再|随后)|[^。；;！？!?\n了]{2,60}?(?:后再|之后再|然后再)")

@@ -67,6 +67,15 @@ class LanguageMismatch(Rule):
         are. A Chinese sentence full of English names is Chinese; only text
         clearly in the other language is rejected.
 
+        A quotation is not the memory's own language: a run of the other
+        language, at least ``verbatim_min_chars`` characters long, that
+        occurs word for word in a new message of the batch (a commit
+        message, an error line, a command's output, the user's own words)
+        is left out before the text is judged ("提交 18f53ef：Add configs/x
+        to the exclude list。" in a Chinese batch whose tool message shows
+        that commit is Chinese framing around a quoted commit message).
+        A paraphrase in the other language is still judged.
+
     Why is this bad?
         Every free-text field belongs in the language the people
         talk in; a recall layer that mixes languages matches worse and
@@ -92,6 +101,12 @@ class LanguageMismatch(Rule):
         {"content": "登录接口和网关的超时都是 30 秒（login_timeout=30s）。", "type": "work_fact", "priority": 80}
         ```
 
+        user: 把 paper 目录加到 pyright 的排除里然后提交
+        tool: [main 18f53ef] Add configs/fastmldnn/paper to pyrightconfig exclude
+        ```json
+        {"content": "提交 18f53ef：Add configs/fastmldnn/paper to pyrightconfig exclude。", "type": "work_fact", "priority": 80}
+        ```
+
         user: The billing service must retry webhooks at most five times.
         ```json
         {"new_scene_name": "billing｜webhook retries", "new_scene_reason": "No pool scene covers webhook retries.",
@@ -111,6 +126,9 @@ class LanguageMismatch(Rule):
         text_zh_at_least: float = 0.6
         text_en_at_most: float = 0.25
         min_text_units: float = 2.0
+        #: A run of the other language this long (characters) that a new message of the batch
+        #: holds word for word is a quotation, left out before the text is judged.
+        verbatim_min_chars: int = 12
 
     def _batch_language(self, ctx: Any) -> str:
         o = self.options
@@ -140,6 +158,13 @@ class LanguageMismatch(Rule):
             screen = self.__dict__["_screen"] = TextScreen(self.options.text_zh_at_least, self.options.text_en_at_most)
         return screen.may_be(text, other) and self._text_language(text) == other
 
+    def _own_words_in(self, text: str, other: str, ctx: Any) -> bool:
+        """Is ``text`` in ``other`` once the runs of ``other`` it quotes from the batch are left out?"""
+        if not self._written_in(text, other):
+            return False
+        rest = _without_quotations(text, other, ctx, self.options.verbatim_min_chars)
+        return rest == text or self._text_language(rest) == other
+
     def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
         batch = self._batch_language(ctx)
         if batch not in ("zh", "en"):
@@ -149,17 +174,17 @@ class LanguageMismatch(Rule):
         name = scene.get("new_scene_name")
         if isinstance(name, str):
             parts = split_scene_name(name)
-            if self._written_in(parts[1] if parts else name, other):
+            if self._own_words_in(parts[1] if parts else name, other, ctx):
                 yield self._finding("/new_scene_name", "the scene topic", other)
         reason = scene.get("new_scene_reason")
-        if isinstance(reason, str) and self._written_in(reason, other):
+        if isinstance(reason, str) and self._own_words_in(reason, other, ctx):
             yield self._finding("/new_scene_reason", "new_scene_reason", other)
         memories = scene.get("memories")
         if isinstance(memories, list):
             for j, memory in enumerate(memories):
                 if isinstance(memory, dict):
                     content = memory.get("content")
-                    if isinstance(content, str) and self._written_in(content, other):
+                    if isinstance(content, str) and self._own_words_in(content, other, ctx):
                         yield self._finding(f"/memories/{j}/content", "content", other)
 
     @staticmethod
@@ -167,6 +192,27 @@ class LanguageMismatch(Rule):
         written, expected = ("Chinese", "English") if written == "zh" else ("English", "Chinese")
         return Finding(f"{what} is written in {written}, but the new messages are mostly {expected}; "
                        f"write it in {expected}", path=path)
+
+
+#: A run of one language: Latin text (words, names, paths and the punctuation between them)
+#: without CJK, or CJK text with its punctuation; stripped of the spaces and stops at its ends.
+_RUNS = {"en": re.compile(r"[A-Za-z0-9][^\u3000-\u303f\u3400-\u9fff\uff00-\uffef]*"),
+         "zh": re.compile(r"[\u3400-\u9fff][\u3000-\u303f\u3400-\u9fff\uff00-\uffef]*")}
+_RUN_ENDS = " \t\n.,;:!?。，；：！？、"
+
+
+def _without_quotations(text: str, language: str, ctx: Any, min_chars: int) -> str:
+    """``text`` with each run of ``language`` that a new message holds word for word blanked out."""
+    messages = [m.content for m in ctx.batch.messages]
+    out, last = [], 0
+    for m in _RUNS[language].finditer(text):
+        run = m.group(0).strip(_RUN_ENDS)
+        if len(run) >= min_chars and any(run in message for message in messages):
+            start = text.index(run, m.start())
+            out.append(text[last:start])
+            out.append(" " * len(run))
+            last = start + len(run)
+    return "".join(out) + text[last:] if out else text
 
 
 # --- L002 ----------------------------------------------------------------------------

@@ -86,7 +86,7 @@ IMPERATIVES = [
     "specify", "prevent", "protect", "assert", "expect", "assume", "reject", "accept", "approve",
     "double-check", "iterate", "execute", "invoke", "launch", "allocate", "reserve", "truncate", "back up",
     "migrate", "downgrade", "regenerate", "generate", "scaffold", "bootstrap", "initialize", "initialise",
-    "set up", "tear down", "clean up", "keep to", "write down", "delegate", "defer", "postpone",
+    "set up", "tear down", "clean up", "keep to", "write down", "delegate", "defer", "postpone", "preserve",
 ]
 
 #: Verbs that are nouns as often ("Commit messages follow ...", "Test files
@@ -126,6 +126,10 @@ USER_POSITION = [
     "user's preference", "user's habit", "user's convention", "user's rule", "the user's position",
     "user preference", "user's practice", "user practice", "user convention", "user rule", "user habit",
     "user favours", "user favors",
+    # a refusal is a prohibition ("User does not want hover effects" = no hover effects)
+    "用户不希望", "用户不想要", "用户不喜欢", "用户反对",
+    "user does not want", "user doesn't want", "user never wants", "user dislikes", "user does not like",
+    "user doesn't like",
 ]
 
 #: A wish of the user: M005 checks it like a position, but M001 takes it for
@@ -151,6 +155,7 @@ RULE_LABELS = [
     "convention", "conventions", "rule", "rules", "guideline", "guidelines", "policy", "policies", "workflow",
     "workflows", "procedure", "procedures", "checklist", "sop", "preference", "preferences", "habit", "habits",
     "practice", "practices", "principle", "principles", "standard", "standards", "style", "style guide",
+    "constraint", "constraints", "requirement", "requirements",
     "规范", "约定", "规则", "惯例", "流程", "原则", "习惯", "偏好", "规定", "准则", "守则", "工作流", "约束", "要求",
     "操作规程", "步骤",
 ]
@@ -231,8 +236,9 @@ class MethodNotNormative(_MethodRule):
           a normative character (响应, 应用, 需求) do not count;
         * the imperative mood wherever a clause starts: after a sentence
           end, a colon, a semicolon or an arrow, after a leading
-          "When/Before/If …," clause and an adverb of order ("first run one
-          test, then widen"). Verbs that are nouns as often (``noun_verbs``:
+          "When/Before/If …," clause (which may hold a parenthesised aside,
+          "(e.g. …)") and an adverb of order ("first run one test, then
+          widen"). Verbs that are nouns as often (``noun_verbs``:
           commit, test, update) count only with an object right after them,
           so "Commit messages follow …" is a description. In Chinese a
           clause that opens with a verb (``zh_imperatives``: 使用/把/先/运行…,
@@ -242,8 +248,10 @@ class MethodNotNormative(_MethodRule):
           head is a norm noun, then a colon ("Markdown conventions: …",
           "Release workflow: …", "命名规范：…", "User preference: …"); a
           label the user owns takes a few more heads ("User's approach when
-          …:", "用户的做法：…");
-        * the "用户主张 / 用户习惯 / 用户偏好 + rule" form; a mere wish
+          …:", "用户的做法：…"; "Constraint: …" and 约束：… too);
+        * the "用户主张 / 用户习惯 / 用户偏好 + rule" form, and a refusal the
+          user states (用户不希望, "User does not want hover effects"): a
+          prohibition; a mere wish
           (用户希望, "the user wants") only with a condition or a quantifier
           that gives it a scope ("Before a larger feature, the user wants a
           plan first"; "User wants concise changes" is one request).
@@ -320,6 +328,16 @@ class MethodNotNormative(_MethodRule):
         ```json
         {"content": "重命名受版本控制的文件时用 git mv，保留文件历史。", "type": "work_method", "priority": 80,
          "metadata": {"scope": "self", "method_type": "constraint"}}
+        ```
+        user: the gradient is a little too much and I don't need the hover effects
+        ```json
+        {"content": "User does not want hover effects on the cards and prefers subtle gradients.", "type": "work_method",
+         "priority": 80, "metadata": {"scope": "self", "method_type": "principle"}}
+        ```
+        user: 是表格本身错了，不是解析代码的问题
+        ```json
+        {"content": "上传失败时（例如列数比预期多），检查上传的 Excel 模板本身是否有误。", "type": "work_method",
+         "priority": 80, "metadata": {"scope": "self", "method_type": "heuristic"}}
         ```
     """
 
