@@ -1048,7 +1048,11 @@ class ProposalAsDecision(Rule):
         - uncertain (low confidence, warns): a project fact or code
           preference whose only sources are assistant messages, written
           mostly from the words of the latest proposing one, without
-          keeping it open (待确认, "proposed", "awaiting the user").
+          keeping it open (待确认, "proposed", "awaiting the user"). W003
+          already writes such a memory as pending, so it cannot become an
+          active rule; and an assistant's analysis written beside its own
+          "option 1" reads the same as the proposal, so a reject would
+          often re-ask a correct answer.
 
     Why is this bad?
         An open proposal must be recorded as open ("正在评估…",
@@ -1223,10 +1227,13 @@ class ProposalAsDecision(Rule):
                             "user message accepted it; say that it awaits the user", path="/content",
                             confidence="low")] if from_proposal else ()
         if from_proposal:
+            # Low as well: restating the proposing paragraph is strong evidence, but an
+            # assistant-only analysis written next to its own "option 1" reads the same, and a
+            # wrong reject costs a re-ask of a correct answer.
             return [Finding(f"its only sources are assistant messages, and it states as settled what an "
                             f"assistant proposal ({proposal!r}) put to the user, which no user message "
                             "accepted; record it as open (待确认, 'proposed, awaiting the user') or leave it out",
-                            path="/content")]
+                            path="/content", confidence="low")]
         # Uncertain: written from the proposing message, but mostly from what it
         # reports next to its proposal (a diagnosis, a fact): words alone do not settle it.
         return [Finding(f"its only sources are assistant messages, and it is written from a message that "
