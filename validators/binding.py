@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from .config import Config
 from .config_check import did_you_mean, table_prefix
 from .errors import ConfigError
-from .needs import TextLayer
+from .needs import declared_layer
 from .options import expand_extends
 from .registry import Registry
 from .rule import Rule
@@ -108,5 +108,5 @@ class RuleTable:
                 bound.pos = pos
             self.by_type[target] = {kind: [b for b in bounds if b.types is None or kind in b.types]
                                     for kind in (*MEMORY_TYPES, None)}
-        # Every word list of every enabled rule, in one automaton (the declarations' word hits).
-        self.text_layer = TextLayer([b.rule for bounds in self.by_target.values() for b in bounds])
+        # Every word list the enabled rules' declarations name, in one automaton.
+        self.text_layer = declared_layer([b.rule for bounds in self.by_target.values() for b in bounds])

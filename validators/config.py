@@ -25,8 +25,10 @@ Example::
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
+from stat import S_ISREG
 from pathlib import Path
 from typing import Any, Literal
 
@@ -189,10 +191,10 @@ def load_config_file(path: str | Path) -> Config:
     return config_from_dict(data, source=str(path), prefix="")
 
 
-def _has_memvet_table(pyproject: Path) -> bool:
+def _has_memvet_table(pyproject: Path, stat: os.stat_result | None = None) -> bool:
     # A pyproject.toml that is not TOML is an error, not skipped: it may hold
     # the [tool.memvet] table the user meant (ruff does the same).
-    stat = pyproject.stat()
+    stat = stat or pyproject.stat()
     key = (str(pyproject), stat.st_mtime_ns, stat.st_size)
     found = _pyprojects.get(key)
     if found is None:
@@ -205,17 +207,29 @@ _pyprojects: dict[tuple[str, int, int], bool] = {}
 
 
 def find_config(start: str | Path | None = None) -> Path | None:
-    here = Path(start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
+    # validate(config=None) runs this on every call: plain os.path strings and
+    # one stat per candidate (pathlib objects cost more than the stats did).
+    if start:
+        folder = os.path.realpath(os.fspath(start))
+    else:  # a POSIX working directory is already free of symlinks ("." and ".." too)
+        folder = os.getcwd() if os.name == "posix" else os.path.realpath(os.getcwd())
+    while True:
         for name in CONFIG_FILES:
-            candidate = folder / name
-            if not candidate.is_file():
+            candidate = os.path.join(folder, name)
+            try:
+                stat = os.stat(candidate)
+            except (OSError, ValueError):
+                continue
+            if not S_ISREG(stat.st_mode):
                 continue
             if name == "memvet.toml":
-                return candidate
-            if _has_memvet_table(candidate):
-                return candidate
-    return None
+                return Path(candidate)
+            if _has_memvet_table(Path(candidate), stat):
+                return Path(candidate)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
 def resolve_config(config: Config | dict[str, Any] | str | Path | None) -> Config:

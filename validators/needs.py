@@ -31,7 +31,7 @@ from typing import Any
 
 from memvet.rules._textlayer import TextFacts, TextLayer
 
-__all__ = ["Needs", "TextLayer", "declaration_met", "facts_of", "needs_problem"]
+__all__ = ["Needs", "TextLayer", "declaration_met", "declared_layer", "facts_of", "needs_problem"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +77,26 @@ def needs_problem(cls: Any) -> str | None:
         if not isinstance(default, (list, tuple)) or not all(isinstance(w, str) for w in default):
             return f"needs.words names option {name!r}, which is not a list of strings"
     return None
+
+
+def declared_layer(rules: Any) -> TextLayer:
+    """The text layer of the word lists that the declarations of ``rules`` name.
+
+    Declarations are what the engine asks the layer, so only their lists
+    enter its automaton: a list no declaration names would only make every
+    scan longer (72 lists and 1,708 pieces in the default set, against 6 and
+    195 declared; the scan walks the trie per character, slower the more
+    pieces start there). The answers are the same, since a list's hits
+    depend on its own entries only; a list asked for later (another rule's
+    ``option_list``) is still added on first use.
+    """
+    layer = TextLayer()
+    for rule in rules:
+        needs = getattr(rule, "needs", None)
+        if isinstance(needs, Needs):
+            for name in needs.words:
+                layer.option_list(rule, name)
+    return layer
 
 
 _FACTS = "memvet.needs.facts"

@@ -217,20 +217,24 @@ def iter_strings(value: Any) -> Iterator[str]:
 def strings_of(value: Any) -> list[str]:
     """:func:`iter_strings` as a list, built in one loop (the batch scan walks every answer)."""
     out: list[str] = []
-    emit = out.append
+    emit, emit_all = out.append, out.extend
     stack = [value]
-    pop, push, extend = stack.pop, stack.append, stack.extend
+    pop, extend = stack.pop, stack.extend
     while stack:
         node = pop()
-        if isinstance(node, str):
+        cls = node.__class__
+        # Exact JSON types first (what a parsed answer holds), subclasses after.
+        if cls is str:
             emit(node)
-        elif isinstance(node, dict):
-            for k, v in node.items():
-                if isinstance(k, str):
-                    emit(k)
-                push(v)
-        elif isinstance(node, (list, tuple)):
+        elif cls is dict or (cls is not list and isinstance(node, dict)):
+            # The keys in order, then the values onto the stack: what emitting each key and
+            # pushing its value in turn would do.
+            emit_all([k for k in node if isinstance(k, str)])
+            extend(node.values())
+        elif cls is list or isinstance(node, tuple) or isinstance(node, list):
             extend(node)
+        elif isinstance(node, str):
+            emit(node)
     return out
 
 

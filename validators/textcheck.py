@@ -13,6 +13,7 @@ value the caller owns: only the containers on the way to a bad string are copied
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -147,6 +148,17 @@ def _order(pointer: str) -> tuple[Any, ...]:
 
 def first_surrogate(value: Any) -> str | None:
     """The pointer of the first string (key or value) holding a lone surrogate, if any."""
+    try:
+        # The usual case, in C: the JSON text of the value keeps every string as it is
+        # (ensure_ascii=False escapes only quotes, backslashes and C0 controls), and
+        # UTF-8 encodes every code point but a lone surrogate: no error, no surrogate
+        # in any key or value. Otherwise the walk below names the first.
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+        return None
+    except UnicodeEncodeError:
+        pass  # a surrogate somewhere: the walk below names the first
+    except (TypeError, ValueError, RecursionError):
+        pass  # not JSON-shaped (or circular, or very deep): the walk below decides
     for path, _, _text in find_invalid(value, SURROGATE):
         return jp.from_path([clean(t) if isinstance(t, str) else t for t in path])
     return None
