@@ -109,12 +109,15 @@ class TextLayer:
         #: ask before each check(), so it must not hash the list's words every time.
         self._option_lists: dict[tuple[int, str], tuple[Any, _WordList]] = {}
         #: (id of a rule instance, option names) -> (the rule, :meth:`lists_mask` of them).
-        self._masks: dict[tuple[int, tuple[str, ...]], tuple[Any, int]] = {}
+        self._masks: dict[tuple[Any, ...], tuple[Any, int]] = {}
         self._pieces: Any = None
         for rule in rules:
             for name, words in word_lists_of(rule).items():
                 self._by_option[(id(rule), name)] = (rule, words)
                 self.word_list(words)
+            anchors = getattr(getattr(rule, "needs", None), "anchors", ())
+            if anchors:  # a declaration's literals: one more list (memvet.needs)
+                self.word_list(tuple(anchors))
         self._automaton: Any = None
 
     def word_list(self, words: tuple[str, ...]) -> _WordList:
@@ -144,22 +147,25 @@ class TextLayer:
         self._option_lists[(id(rule), name)] = (rule, wl)
         return wl
 
-    def lists_mask(self, rule: Any, names: tuple[str, ...]) -> int:
+    def lists_mask(self, rule: Any, names: tuple[str, ...], anchors: tuple[str, ...] = ()) -> int:
         """The options ``names`` of ``rule`` as one bit mask for :meth:`TextFacts.may_hit_mask`:
         ``ALWAYS`` when one of the lists may always hit, the bits of the others (lists without
-        entries add none), cached."""
-        found = self._masks.get((id(rule), names))
+        entries add none), cached. ``anchors`` (a declaration's literals) count as one more list."""
+        key = (id(rule), names) if not anchors else (id(rule), names, id(anchors))  # anchors: a class attribute
+        found = self._masks.get(key)
         if found is not None and found[0] is rule:
             return found[1]
+        lists = [self.option_list(rule, name) for name in names]
+        if anchors:
+            lists.append(self.word_list(tuple(anchors)))
         mask = 0
-        for name in names:
-            wl = self.option_list(rule, name)
+        for wl in lists:
             if wl.always:
                 mask = ALWAYS
                 break
             if wl.entries:
                 mask |= wl.bit
-        self._masks[(id(rule), names)] = (rule, mask)
+        self._masks[key] = (rule, mask)
         return mask
 
     @property
