@@ -42,7 +42,9 @@ import ahocorasick
 
 from memvet.rules import _text, lexicon
 
-__all__ = ["TextFacts", "TextLayer", "word_lists_of"]
+__all__ = ["TextFacts", "TextLayer", "fold", "word_lists_of"]
+
+fold = _text.fold
 
 _WORD_PIECE = re.compile(r"\S+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -111,6 +113,8 @@ class TextLayer:
         #: (id of a rule instance, option names) -> (the rule, :meth:`lists_mask` of them).
         self._masks: dict[tuple[Any, ...], tuple[Any, int]] = {}
         self._pieces: Any = None
+        #: mask -> automaton of the pieces of the mask's lists only (:meth:`may_hit_folded`).
+        self._mask_automata: dict[int, Any] = {}
         for rule in rules:
             for name, words in word_lists_of(rule).items():
                 self._by_option[(id(rule), name)] = (rule, words)
@@ -124,8 +128,9 @@ class TextLayer:
         found = self._lists.get(words)
         if found is None:
             found = self._lists[words] = _WordList(len(self._lists), words)
-            self._automaton = None  # both rebuilt on next use
+            self._automaton = None  # all rebuilt on next use
             self._pieces = None
+            self._mask_automata = {}
         return found
 
     def option_words(self, rule: Any, name: str) -> tuple[str, ...]:
@@ -167,6 +172,24 @@ class TextLayer:
                 mask |= wl.bit
         self._masks[key] = (rule, mask)
         return mask
+
+    def may_hit_folded(self, mask: int, folded: str) -> bool:
+        """:meth:`TextFacts.may_hit_mask` on an already folded text no rule asks anything else about
+        (a scene's strings joined, for a declaration that reads them all): an automaton of the
+        mask's own pieces, built once per mask, stops at the first one, in C."""
+        if mask == ALWAYS:
+            return True
+        if not mask:
+            return False
+        automaton = self._mask_automata.get(mask)
+        if automaton is None:
+            pieces = {}
+            for wl in self._lists.values():
+                if wl.bit & mask and wl.exact_ok:
+                    for entry in wl.entries:
+                        pieces[max(_WORD_PIECE.findall(_text.fold(entry)), key=len)] = True
+            automaton = self._mask_automata[mask] = _automaton_of(pieces)
+        return len(automaton) > 0 and next(automaton.iter(folded), None) is not None
 
     @property
     def pieces(self) -> Any:

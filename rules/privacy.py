@@ -867,6 +867,7 @@ class InjectedInstruction(Rule):
     name = "injected-instruction"
     target = "memory"
     action = "drop"
+    needs = Needs(fields=("content",))
 
     class Options(RuleOptions):
         injection_markers: list[str] = [
@@ -931,10 +932,7 @@ class InjectedInstruction(Rule):
         return self._check(memory, ctx)
 
     def _check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
-        content = memory.get("content")
-        if not isinstance(content, str) or not content.strip():
-            return
-        folded = fold(content)
+        folded = fold(memory["content"])
         runs_remote = self._dangerous(folded)
         if (not runs_remote and option_matcher(self, "directive_words").search(folded) is None
                 and option_matcher(self, "instruction_words").search(folded) is None):

@@ -38,7 +38,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from memvet.rules._textlayer import TextFacts, TextLayer
+from memvet.rules._textlayer import TextFacts, TextLayer, fold
 
 from .secrets import BATCH_SECRETS, strings_of
 
@@ -59,7 +59,8 @@ class Needs:
     (:data:`ANY_STRING`: each string of the target, keys included, at any depth).
     ``anchors``: literals that count as the entries of one more word list
     (case ignored): one of ``words`` or ``anchors`` must (possibly) hit.
-    ``forms``: regular expressions; a text one of them matches in can always hit.
+    ``forms``: regular expressions; a text one of them matches in can always hit (with
+    ``ANY_STRING`` they search the strings joined by line breaks: no ``\\A`` or ``\\Z``).
     ``batch_secrets``: met wherever the batch-wide secret scan registered a value
     for the rule's code (such a value may turn up in any text).
     """
@@ -142,18 +143,18 @@ def declaration_met(rule: Any, needs: Needs, target: Any, layer: TextLayer, ctx:
     # One mask for all the lists: any(may_hit(list) for list in needs.words + anchors), in one test.
     mask = _mask(rule, needs, layer)
     if needs.text_field == ANY_STRING:
-        texts = _strings(target, ctx)
+        text, folded = _strings(target, ctx)
+        if layer.may_hit_folded(mask, folded):
+            return True
     else:
         text = target.get(needs.text_field)
         if not isinstance(text, str):
             return False
-        texts = (text,)
-    for text in texts:
         if facts_of(layer, ctx, text).may_hit_mask(mask):
             return True
-        for form in needs.forms:
-            if _compiled(form).search(text) is not None:
-                return True
+    for form in needs.forms:
+        if _compiled(form).search(text) is not None:
+            return True
     return False
 
 
@@ -182,12 +183,20 @@ def _batch_secrets(ctx: Any, rule: Any) -> bool:
 _STRINGS = "memvet.needs.strings"
 
 
-def _strings(target: Any, ctx: Any) -> list[str]:
-    """The distinct non-empty strings of ``target`` (keys too, any depth); kept for the target
-    object last asked about (a fix replaces the target, copy-on-write, and then they are read again)."""
+def _strings(target: Any, ctx: Any) -> tuple[str, str]:
+    """Every string of ``target`` (keys too, any depth) joined by line breaks, and folded; for the
+    target object last asked about (a fix replaces the target, copy-on-write, and then they are
+    read again).
+
+    One text, one fold, one scan of the declaration's own pieces (no other rule asks about
+    this text): a piece (no white space) occurs in it exactly when it occurs in one of the
+    strings, and a form that matches in a string matches there too (it may also match
+    across a line break, which only lets more through).
+    """
     hit = ctx.scratch.get(_STRINGS)
     if hit is not None and hit[0] is target:
         return hit[1]
-    found = [s for s in dict.fromkeys(strings_of(target)) if s]
+    joined = "\n".join(strings_of(target))
+    found = (joined, fold(joined))
     ctx.scratch[_STRINGS] = (target, found)
     return found
