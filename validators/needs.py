@@ -61,8 +61,8 @@ class Needs:
     (case ignored): one of ``words`` or ``anchors`` must (possibly) hit.
     ``forms``: regular expressions; a text one of them matches in can always hit (with
     ``ANY_STRING`` they search the strings joined by line breaks: no ``\\A`` or ``\\Z``).
-    ``batch_secrets``: met wherever the batch-wide secret scan registered a value
-    for the rule's code (such a value may turn up in any text).
+    ``batch_secrets``: also met where a value the batch-wide secret scan registered
+    for the rule's code occurs (such a value may turn up in any text).
     """
 
     fields: tuple[str, ...] = ()
@@ -138,8 +138,6 @@ def declaration_met(rule: Any, needs: Needs, target: Any, layer: TextLayer, ctx:
             return False
     if not needs.words and not needs.anchors:
         return True
-    if needs.batch_secrets and _batch_secrets(ctx, rule):
-        return True  # a value found elsewhere in the batch is looked for wherever it may occur
     # One mask for all the lists: any(may_hit(list) for list in needs.words + anchors), in one test.
     mask = _mask(rule, needs, layer)
     if needs.text_field == ANY_STRING:
@@ -155,6 +153,10 @@ def declaration_met(rule: Any, needs: Needs, target: Any, layer: TextLayer, ctx:
     for form in needs.forms:
         if _compiled(form).search(text) is not None:
             return True
+    if needs.batch_secrets:
+        # A value the batch-wide scan found elsewhere is redacted wherever it occurs.
+        known = _batch_secrets(ctx, rule)
+        return known is not None and known.holds(text)
     return False
 
 
@@ -174,10 +176,12 @@ def _mask(rule: Any, needs: Needs, layer: TextLayer) -> int:
     return layer.lists_mask(rule, needs.words, anchors=needs.anchors)
 
 
-def _batch_secrets(ctx: Any, rule: Any) -> bool:
+def _batch_secrets(ctx: Any, rule: Any) -> Any:
+    """The values (a ``SecretSet``) the batch-wide scan registered for the rule's code, or None."""
     scratch = getattr(ctx, "scratch", None)
     by_code = scratch.get(BATCH_SECRETS) if scratch else None
-    return bool(by_code and by_code.get(getattr(rule, "code", None)))
+    found = by_code.get(getattr(rule, "code", None)) if by_code else None
+    return found if found else None
 
 
 _STRINGS = "memvet.needs.strings"

@@ -226,6 +226,8 @@ def test_a_value_the_batch_found_elsewhere_meets_the_declaration():
         assert not _declared(rule, scene), rule.code
         assert _declared(rule, scene, {rule.code: SecretSet({"Qw7xZ9kL2m": "[REDACTED:password]"})}), rule.code
         assert not _declared(rule, scene, {"P999": SecretSet({"Qw7xZ9kL2m": "[REDACTED:password]"})}), rule.code
+        # ...only where it occurs: a scene that holds none of the batch's values still cannot.
+        assert not _declared(rule, scene, {rule.code: SecretSet({"Zz8yX7wV6u": "[REDACTED:password]"})}), rule.code
 
 
 @pytest.mark.parametrize("text", [
