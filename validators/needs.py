@@ -200,7 +200,8 @@ def _strings(target: Any, ctx: Any) -> tuple[str, str]:
     hit = ctx.scratch.get(_STRINGS)
     if hit is not None and hit[0] is target:
         return hit[1]
-    joined = "\n".join(strings_of(target))
+    # Each distinct string once: the keys of every memory repeat ("content", "type"...).
+    joined = "\n".join(dict.fromkeys(strings_of(target)))
     found = (joined, fold(joined))
     ctx.scratch[_STRINGS] = (target, found)
     return found
