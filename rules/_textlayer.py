@@ -42,7 +42,9 @@ import ahocorasick
 
 from memvet.rules import _text, lexicon
 
-__all__ = ["TextFacts", "TextLayer", "word_lists_of"]
+__all__ = ["TextFacts", "TextLayer", "fold", "word_lists_of"]
+
+fold = _text.fold
 
 _WORD_PIECE = re.compile(r"\S+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -109,20 +111,26 @@ class TextLayer:
         #: ask before each check(), so it must not hash the list's words every time.
         self._option_lists: dict[tuple[int, str], tuple[Any, _WordList]] = {}
         #: (id of a rule instance, option names) -> (the rule, :meth:`lists_mask` of them).
-        self._masks: dict[tuple[int, tuple[str, ...]], tuple[Any, int]] = {}
+        self._masks: dict[tuple[Any, ...], tuple[Any, int]] = {}
         self._pieces: Any = None
+        #: mask -> automaton of the pieces of the mask's lists only (:meth:`may_hit_folded`).
+        self._mask_automata: dict[int, Any] = {}
         for rule in rules:
             for name, words in word_lists_of(rule).items():
                 self._by_option[(id(rule), name)] = (rule, words)
                 self.word_list(words)
+            anchors = getattr(getattr(rule, "needs", None), "anchors", ())
+            if anchors:  # a declaration's literals: one more list (memvet.needs)
+                self.word_list(tuple(anchors))
         self._automaton: Any = None
 
     def word_list(self, words: tuple[str, ...]) -> _WordList:
         found = self._lists.get(words)
         if found is None:
             found = self._lists[words] = _WordList(len(self._lists), words)
-            self._automaton = None  # both rebuilt on next use
+            self._automaton = None  # all rebuilt on next use
             self._pieces = None
+            self._mask_automata = {}
         return found
 
     def option_words(self, rule: Any, name: str) -> tuple[str, ...]:
@@ -144,23 +152,44 @@ class TextLayer:
         self._option_lists[(id(rule), name)] = (rule, wl)
         return wl
 
-    def lists_mask(self, rule: Any, names: tuple[str, ...]) -> int:
+    def lists_mask(self, rule: Any, names: tuple[str, ...], anchors: tuple[str, ...] = ()) -> int:
         """The options ``names`` of ``rule`` as one bit mask for :meth:`TextFacts.may_hit_mask`:
         ``ALWAYS`` when one of the lists may always hit, the bits of the others (lists without
-        entries add none), cached."""
-        found = self._masks.get((id(rule), names))
+        entries add none), cached. ``anchors`` (a declaration's literals) count as one more list."""
+        key = (id(rule), names) if not anchors else (id(rule), names, id(anchors))  # anchors: a class attribute
+        found = self._masks.get(key)
         if found is not None and found[0] is rule:
             return found[1]
+        lists = [self.option_list(rule, name) for name in names]
+        if anchors:
+            lists.append(self.word_list(tuple(anchors)))
         mask = 0
-        for name in names:
-            wl = self.option_list(rule, name)
+        for wl in lists:
             if wl.always:
                 mask = ALWAYS
                 break
             if wl.entries:
                 mask |= wl.bit
-        self._masks[(id(rule), names)] = (rule, mask)
+        self._masks[key] = (rule, mask)
         return mask
+
+    def may_hit_folded(self, mask: int, folded: str) -> bool:
+        """:meth:`TextFacts.may_hit_mask` on an already folded text no rule asks anything else about
+        (a scene's strings joined, for a declaration that reads them all): an automaton of the
+        mask's own pieces, built once per mask, stops at the first one, in C."""
+        if mask == ALWAYS:
+            return True
+        if not mask:
+            return False
+        automaton = self._mask_automata.get(mask)
+        if automaton is None:
+            pieces = {}
+            for wl in self._lists.values():
+                if wl.bit & mask and wl.exact_ok:
+                    for entry in wl.entries:
+                        pieces[max(_WORD_PIECE.findall(_text.fold(entry)), key=len)] = True
+            automaton = self._mask_automata[mask] = _automaton_of(pieces)
+        return len(automaton) > 0 and next(automaton.iter(folded), None) is not None
 
     @property
     def pieces(self) -> Any:

@@ -36,6 +36,7 @@ from operator import contains, itemgetter
 from typing import Any, Iterable, Iterator, NamedTuple, Sequence
 
 from memvet import pointer as jp
+from memvet.needs import Needs
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules import _text
 from memvet.rules._origin import fold
@@ -909,6 +910,7 @@ class SourceUnsupported(Rule):
     name = "source-unsupported"
     target = "memory"
     action = "reject"
+    needs = Needs(fields=("content",))
 
     class Options(RuleOptions):
         max_cited_support: float = 0.3
@@ -916,9 +918,7 @@ class SourceUnsupported(Rule):
         margin: float = 0.45
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
-        content = memory.get("content")
-        if not isinstance(content, str) or not content.strip():
-            return ()
+        content = memory["content"]
         cited = ctx.sources(memory)
         if not cited or any(m.role != "user" for m in cited):
             return ()

@@ -18,10 +18,11 @@ Every detector is a regex that starts with a literal prefix or is bounded,
 plus a check in code (entropy, checksum, placeholder); none can backtrack
 catastrophically, e-mail addresses are found from their ``@`` outwards.
 
-Speed: almost every scene is clean, so each rule first runs one prefilter
--- a necessary condition of all its detectors, :meth:`_Redacting.may_hold`
--- over the scene's text joined, and scans field by field only when it
-passes. P003 finds the batch's injected lines once per batch
+Speed: almost every scene is clean. P001 and P002 declare what their
+detectors cannot do without (``needs``: literals, forms, and the values the
+batch-wide scan registered), looked for in every string of the scene by the
+text layer's one scan; a scene that holds none is never checked. A field is
+scanned only when :meth:`_Redacting.may_hold` lets it through. P003 finds the batch's injected lines once per batch
 (:meth:`InjectedInstruction._origin`, one search per message first); most
 batches hold none and then no memory is looked at.
 
@@ -34,11 +35,11 @@ channel of the report is scrubbed of it.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterator
 
+from memvet.needs import ANY_STRING, Needs
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules import _text, lexicon
 from memvet.rules._origin import dangerous, fold
@@ -191,10 +192,6 @@ class _Redacting(Rule):
         """
         return True
 
-    def may_hold_scene(self, joined: str, ctx: Any) -> bool:
-        """:meth:`may_hold` of a scene's text joined (``ctx`` gives access to shared per-call values)."""
-        return self.may_hold(joined)
-
     def find_secrets(self, text: str) -> list[tuple[str, str]]:
         """``(value, kind)`` of everything this rule would redact in ``text``.
 
@@ -207,17 +204,6 @@ class _Redacting(Rule):
         return self.scan(text)[1]
 
     def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
-        # One prefilter pass over all the scene's text: a clean scene (the usual case)
-        # costs one search, not one per field. The prefilters are searches for
-        # literals and unanchored patterns, so a field that could hold something
-        # makes the joined text pass too.
-        joined = _joined_scene_text(scene, ctx)
-        known = batch_secrets(ctx, self.code)
-        if joined is not None and not self.may_hold_scene(joined, ctx) and not (known and known.holds(joined)):
-            return ()
-        return self._check(scene, ctx)
-
-    def _check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
         known = batch_secrets(ctx, self.code)
         if known:
             # A value found elsewhere in the batch is redacted here too, wherever it occurs.
@@ -285,30 +271,6 @@ class _Redacting(Rule):
                        fix=[{"op": "replace", "path": path, "value": fixed}])
 
 
-def _scene_texts(scene: dict[str, Any]) -> list[str] | None:
-    """Every string :meth:`_Redacting.check` scans in ``scene``; None if a metadata value is nested."""
-    texts = [v for v in (scene.get("new_scene_name"), scene.get("new_scene_reason"), scene.get("scene_name"))
-             if isinstance(v, str)]
-    memories = scene.get("memories")
-    if isinstance(memories, list):
-        for memory in memories:
-            if not isinstance(memory, dict):
-                continue
-            content = memory.get("content")
-            if isinstance(content, str):
-                texts.append(content)
-            metadata = memory.get("metadata")
-            if isinstance(metadata, dict):
-                for key, value in metadata.items():
-                    if isinstance(key, str):
-                        texts.append(key)
-                    if isinstance(value, str):
-                        texts.append(value)
-                    elif isinstance(value, (list, dict)):
-                        return None
-    return texts
-
-
 def batch_secrets(ctx: Any, code: str) -> Any:
     """The values rule ``code`` found anywhere in the batch (a ``SecretSet``), or None."""
     scratch = getattr(ctx, "scratch", None)
@@ -320,107 +282,6 @@ def batch_secrets(ctx: Any, code: str) -> Any:
 
 def _kind_of(placeholder_text: str) -> str:
     return placeholder_text[len("[REDACTED:"):-1] if placeholder_text.startswith("[REDACTED:") else "secret"
-
-
-_SCENE_TEXT = "memvet.rules.privacy.scene-text"
-
-
-def _joined_scene_text(scene: dict[str, Any], ctx: Any) -> str | None:
-    """The scene's texts (:func:`_scene_texts`) joined by newlines; once per call for P001 and P002.
-
-    Kept in ``ctx.scratch`` with the scene object it was built from: a fix
-    replaces the scene (copy-on-write), and then it is built again.
-    """
-    scratch = getattr(ctx, "scratch", None)
-    hit = scratch.get(_SCENE_TEXT) if scratch is not None else None
-    if hit is not None and hit[0] is scene:
-        return hit[1]
-    texts = _scene_texts(scene)
-    joined = None if texts is None else "\n".join(texts)
-    if scratch is not None:
-        scratch[_SCENE_TEXT] = (scene, joined)
-    return joined
-
-
-# --- exact prefilters on the original text -------------------------------------------
-#
-# A prefilter is a necessary condition of its rule's detectors: some literal each of
-# them needs (a provider prefix, "@", a keyword) occurs in the text. It runs on the
-# text as it is -- lower-casing a mostly Chinese text costs more than the search --
-# and stops only at a rare character of each word (its "anchor"), then checks the
-# rest of the word around it. Case-insensitive words are matched with ``(?i:...)``,
-# so they find exactly what the detectors' ``(?i:...)`` would.
-
-#: Characters by how often they occur in memory text, most common first (only speed
-#: depends on it); any other character counts as rare.
-_COMMON_CHARS = " eroaint\nslcp0dhug/2bmy1.f:,v-8w6\"3_k54x`79+zjqTZA"
-_CHAR_RANK = {ch: i for i, ch in enumerate(_COMMON_CHARS)}
-#: Besides its two cases, what ``re.IGNORECASE`` equates with an ASCII letter.
-_CASE_EXTRAS = {"i": "\u0130\u0131", "k": "\u212a", "s": "\u017f"}
-
-
-def _anchor_variants(ch: str, ignore_case: bool) -> str | None:
-    """Every character ``ch`` matches; None when that set is not known (a non-ASCII letter)."""
-    if not ignore_case or (ch.isascii() and not ch.isalpha()):
-        return ch
-    if not ch.isascii():
-        # A letter without case (CJK) matches itself; any other may have case variants.
-        return ch if unicodedata.category(ch) == "Lo" else None
-    low = ch.lower()
-    return low + low.upper() + _CASE_EXTRAS.get(low, "")
-
-
-def _without_implied(exact: set[str], ignore_case: set[str]) -> tuple[set[str], set[str]]:
-    """The words whose occurrence does not follow from another's (``secret`` in ``secret_key``).
-
-    A word holding another exact word, or holding another case-insensitive word
-    ignoring case, occurs only where that word occurs too: it adds nothing.
-    """
-    folded = {w.lower() for w in ignore_case if w and w.isascii()}
-
-    def implied(word: str, ignore: bool) -> bool:
-        low = word.lower()
-        if any(f != low and f in low for f in folded):
-            return True
-        return not ignore and any(e != word and e and e in word for e in exact)
-
-    return ({w for w in exact if not implied(w, False)}, {w for w in ignore_case if not implied(w, True)})
-
-
-def anchored_words(exact: Iterable[str], ignore_case: Iterable[str] = ()) -> re.Pattern[str] | None:
-    """A regex that matches somewhere in a text exactly when one of the words occurs in it.
-
-    ``exact`` words must occur as they are, ``ignore_case`` words as ``(?i:word)``
-    would find them. Each word is split at its rarest character ``a`` into
-    ``pre + a + post`` and becomes ``a(?<=pre a)post``; every branch starts with a
-    literal, so the regex engine skips to those characters. Only whether there is a
-    match means anything. None when no such regex can be built (an empty word, a
-    case-insensitive word none of whose characters has known case variants): the
-    caller must not filter.
-    """
-    exact, ignore_case = _without_implied(set(exact), set(ignore_case))
-    groups: dict[str, set[str]] = {}
-    for words, ignore in ((exact, False), (ignore_case, True)):
-        for word in sorted(words):
-            anchors = [(k, _anchor_variants(ch, ignore)) for k, ch in enumerate(word)]
-            anchors = [(k, v) for k, v in anchors if v is not None]
-            if not anchors:
-                return None
-            k, variants = max(anchors, key=lambda kv: (_CHAR_RANK.get(word[kv[0]].lower() if ignore else word[kv[0]],
-                                                                        len(_CHAR_RANK)), -kv[0]))
-            before, after = re.escape(word[:k + 1]), re.escape(word[k + 1:])
-            if ignore:
-                before, after = f"(?i:{before})", (f"(?i:{after})" if after else "")
-            rest = (f"(?<={before})" if k else "") + after
-            for ch in variants:
-                groups.setdefault(ch, set()).add(rest)
-    if not groups:
-        return re.compile("(?!)")
-    branches = []
-    for ch, rests in sorted(groups.items()):
-        inner = "" if "" in rests else "(?:" + "|".join(sorted(rests)) + ")"
-        branches.append(re.escape(ch) + inner)
-    return re.compile("|".join(branches))
 
 
 def _escape(token: str) -> str:
@@ -558,24 +419,15 @@ class _PrivateKeys:
         return "".join(pieces), found
 
 
-# What the detectors above need, literally, in the text (see anchored_words): their
-# provider prefixes, the "@" of a URL password, the "?key=" of a URL token, the
-# header words, PRIVATE KEY; the keywords are added per rule.
-_SECRET_LITERALS = (
+# What the detectors above need, literally, in the text (P001's declaration, case
+# ignored): their provider prefixes, the "@" of a URL password, the "?key=" of a URL
+# token, the header words, PRIVATE KEY; the keywords option adds its words.
+_SECRET_ANCHORS = (
     "sk-", "_live_", "_test_", "whsec_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox",
     "hooks.slack.com", "AIza", "AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "AIPA", "LTAI", "AKID", "npm_", "hf_",
-    "SG.", "eyJ", "@", "PRIVATE KEY")
-_SECRET_WORDS = ("secret", "bearer", "authorization") + tuple(
+    "SG.", "eyJ", "@", "PRIVATE KEY", "secret", "bearer", "authorization") + tuple(
     f"{sep}{word}=" for sep in "?&"
     for word in ("access_token", "api_key", "apikey", "token", "key", "secret", "sig", "signature", "password"))
-
-
-@lru_cache(maxsize=64)
-def _secret_prefilter(keywords: tuple[str, ...]) -> re.Pattern[str] | None:
-    """A necessary condition of every P001 detector, keywords included (None: none known)."""
-    latin = [k for k in keywords if not lexicon.has_cjk(k)]
-    cjk = [k for k in keywords if lexicon.has_cjk(k)]
-    return anchored_words(_SECRET_LITERALS + tuple(cjk), _SECRET_WORDS + tuple(latin))
 
 
 class Secret(_Redacting):
@@ -634,6 +486,11 @@ class Secret(_Redacting):
     """
 
     code = "P001"
+    # A field whose scan finds something holds one of the literals or keywords every
+    # detector needs, or a base64 run (an encoded token, the one form without a literal),
+    # or a value the batch-wide scan found elsewhere.
+    needs = Needs(words=("keywords",), anchors=_SECRET_ANCHORS, forms=(ENCODED.pattern,), text_field=ANY_STRING,
+                  batch_secrets=True)
     #: The batch-wide scan may leave out the strings :meth:`may_hold` rules out
     #: (memvet.secrets.collect): no P001 form reads past a line break into the
     #: next string. (P002 does: a phone or id word may sit in the string before.)
@@ -647,10 +504,6 @@ class Secret(_Redacting):
             "access_key", "secret_key", "client_secret", "auth_token", "private_key", "credential",
             "密码", "口令", "密钥", "秘钥", "令牌", "私钥",
         ]
-
-    def __init__(self, options: Any = None):
-        super().__init__(options)
-        self._needed = _secret_prefilter(tuple(self.options.keywords))
 
     def detectors(self) -> DetectorSet:
         found = self.__dict__.get("_detectors")
@@ -678,17 +531,6 @@ class Secret(_Redacting):
     def may_hold(self, text: str) -> bool:
         # The needles hold "private key": "PRIVATE KEY" in the text passes too.
         return self.detectors().may_match_any(text) or ENCODED.search(text) is not None
-
-    def may_hold_scene(self, joined: str, ctx: Any) -> bool:
-        # First what every detector needs, searched in the text as it is -- no
-        # lower-casing, and the search stops only at rare characters. A field whose
-        # scan finds something holds such a literal, so the joined text does too.
-        # A base64 run (an encoded token) is the one form without a literal.
-        needed = self._needed
-        if needed is not None and needed.search(joined) is None:
-            return ENCODED.search(joined) is not None
-        return self.may_hold(joined)
-
 
 # --- P002 ----------------------------------------------------------------------------
 
@@ -785,11 +627,10 @@ _PHONE_REACH = 6 + 8
 _PII_CANDIDATE = re.compile(
     r"[\d电手联pPmMtT](?:(?<=\d)\d\d[-\s]?\d{4}[-\s]?\d{4}|(?<=电)话|(?<=手)机|(?<=联)系方式"
     r"|(?<=[pP])(?i:hone)|(?<=[mM])(?i:obile)|(?<=[tT])(?i:el))")
-# Necessary conditions of _PII_CANDIDATE that the regex engine scans faster: the last
+# A necessary condition of _PII_CANDIDATE that the regex engine scans faster: the last
 # eight digits of a _LONG_NUMBER (a first digit outside a repeat is a prefix the
-# engine skips to), and _PHONE_WORD anchored at its rarest characters.
+# engine skips to), or a _PHONE_WORD.
 _EIGHT_DIGITS = re.compile(r"\d\d{3}[-\s]?\d{4}")
-_PHONE_WORD_ANCHORED = anchored_words(("电话", "手机", "联系方式"), ("phone", "mobile", "tel"))
 _MOBILE = re.compile(r"(?<![0-9A-Za-z+])(?:\+?86[-\s]?)?1[3-9]\d(?:[-\s]?\d{4}){2}(?![0-9A-Za-z])")
 _NATIONAL_ID = re.compile(
     r"(?<![0-9A-Za-z])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[0-9Xx](?![0-9A-Za-z])")
@@ -856,6 +697,10 @@ class PersonalData(_Redacting):
     """
 
     code = "P002"
+    # What may_hold asks first: an e-mail's "@", eight digits (the end of every number
+    # form), a phone word; or a value the batch-wide scan found elsewhere.
+    needs = Needs(anchors=("@", "电话", "手机", "联系方式", "phone", "mobile", "tel"), forms=(_EIGHT_DIGITS.pattern,),
+                  text_field=ANY_STRING, batch_secrets=True)
     name = "personal-data"
     what = "personal data"
 
@@ -885,7 +730,7 @@ class PersonalData(_Redacting):
         # (the end of a long number), or a phone word -- most texts have none of them.
         if "@" in text:
             return True
-        if _EIGHT_DIGITS.search(text) is None and _PHONE_WORD_ANCHORED.search(text) is None:
+        if _EIGHT_DIGITS.search(text) is None and _PHONE_WORD.search(text) is None:
             return False
         # An e-mail needs its "@". Every number detector needs seven digits at most two
         # characters apart, and non-overlapping matches of _DIGIT_CLUSTER cover every
@@ -1022,6 +867,7 @@ class InjectedInstruction(Rule):
     name = "injected-instruction"
     target = "memory"
     action = "drop"
+    needs = Needs(fields=("content",))
 
     class Options(RuleOptions):
         injection_markers: list[str] = [
@@ -1086,10 +932,7 @@ class InjectedInstruction(Rule):
         return self._check(memory, ctx)
 
     def _check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
-        content = memory.get("content")
-        if not isinstance(content, str) or not content.strip():
-            return
-        folded = fold(content)
+        folded = fold(memory["content"])
         runs_remote = self._dangerous(folded)
         if (not runs_remote and option_matcher(self, "directive_words").search(folded) is None
                 and option_matcher(self, "instruction_words").search(folded) is None):

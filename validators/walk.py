@@ -118,8 +118,12 @@ def probe_suppressed(run: Run, target: str, obj: Any) -> None:
     ctx = run.ctx
     config = run.table.config
     for bound in run.table.suppressed[target]:
+        current = current_target(run, target, obj)
+        if bound.needs is not None and not declaration_met(bound.rule, bound.needs, current, run.table.text_layer,
+                                                           ctx):
+            continue  # its declaration says check() finds nothing here, as in run_rules_on
         try:
-            hit = any(True for _ in bound.rule.check(current_target(run, target, obj), ctx))
+            hit = any(True for _ in bound.rule.check(current, ctx))
         except Exception:
             hit = False
         if hit:

@@ -11,6 +11,7 @@ in code, next to word characters) and random text.
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 import unicodedata
 from typing import Any
 
@@ -20,6 +21,7 @@ from memvet import Finding, Rule
 from memvet.engine import Engine
 from memvet.needs import Needs, declaration_met
 from memvet.registry import build_registry, default_registry
+from memvet.secrets import BATCH_SECRETS
 from memvet.rules import rule_classes
 from memvet.rules._textlayer import word_lists_of
 from memvet.testing.strategies import valid_pairs
@@ -61,14 +63,21 @@ assert not REGISTRY.problems, REGISTRY.problems
 CLASSES = REGISTRY.ordered()
 DECLARING = [cls for cls in CLASSES if getattr(cls, "needs", None) is not None]
 ENTRIES = sorted({w for cls in DECLARING for name in cls.needs.words
-                  for w in word_lists_of(cls()).get(name, ())} | {"be careful", "this time"})
+                  for w in word_lists_of(cls()).get(name, ())}
+                 | {a for cls in DECLARING for a in cls.needs.anchors}
+                 | {"be careful", "this time"})
+#: Texts the declarations' forms and the privacy rules' detectors are about (P001/P002
+#: anchors come from ENTRIES): values, numbers, base64 runs.
+VALUES = ["9fKq2LmZ7xR4tWb8NcE1uVyH3sDj6AoP0gQi", "ghp_9fKq2LmZ7xR4tWb8NcE1uVyH3sDj6AoP0gQi", "13800138000",
+          "138 0013 8000", "110101199003077777", "4111 1111 1111 1111", "liu.yang@corp-example.com",
+          "Z2hwXzlmS3EyTG1aN3hSNHRXYjhOY0UxdVZ5SDNzRGo2QW9QMGdRaQ==", "=Qw7xZ9kL2m", ": Qw7xZ9kL2m", "2026-12-28"]
 
 
 def test_the_registry_holds_builtins_plugins_and_declarations() -> None:
     codes = {cls.code for cls in CLASSES}
     assert {cls.code for cls in rule_classes()} <= codes
     assert "XND001" in codes
-    assert {"L002", "L004", "L006", "M001", "M002", "M003", "M004", "M005", "XND001"} <= {
+    assert {"L002", "L004", "L006", "M001", "M002", "M003", "M004", "M005", "P001", "P002", "XND001"} <= {
         cls.code for cls in DECLARING}
     assert {cls.code for cls in default_registry().ordered() if getattr(cls, "needs", None)} >= {"M003", "M004"}
 
@@ -88,7 +97,7 @@ def contents(draw: st.DrawFn) -> str:
         if draw(st.integers(0, 2)) == 0:  # neutral filler: most texts hold one list's entries only
             parts.append(draw(st.sampled_from(FILLER)))
             continue
-        entry = draw(st.sampled_from(ENTRIES))
+        entry = draw(st.sampled_from(ENTRIES if draw(st.integers(0, 3)) else VALUES))
         how = draw(st.integers(0, 8))
         if how == 1:
             entry = entry.upper()
@@ -121,6 +130,8 @@ def _checked_engine(violations: list[str]) -> Engine:
 
             def check(target: Any, ctx: Any, rule: Rule = rule, needs: Needs = needs, real: Any = real):
                 met = declaration_met(rule, needs, target, engine.text_layer, ctx)
+                if needs.batch_secrets and met:
+                    _check_without_batch_secrets(rule, needs, target, ctx, real, violations, engine.text_layer)
                 findings = list(real(target, ctx) or ())
                 if findings and not met:
                     violations.append(f"{rule.code} found {findings[0].message!r} on {target!r}")
@@ -129,6 +140,25 @@ def _checked_engine(violations: list[str]) -> Engine:
             bound.check = check
             bound.needs = None
     return engine
+
+
+def _check_without_batch_secrets(rule: Rule, needs: Needs, target: Any, ctx: Any, real: Any,
+                                 violations: list[str], layer: Any) -> None:
+    """The rest of a ``batch_secrets`` declaration is sound on its own: where it says "cannot",
+    check() finds nothing once the values the batch-wide scan registered are taken away
+    (otherwise every answer holding a value would meet it, whatever its anchors)."""
+    held = ctx.scratch.pop(BATCH_SECRETS, None)
+    secrets = dict(ctx.secrets)
+    try:
+        if not declaration_met(rule, replace(needs, batch_secrets=False), target, layer, ctx):
+            found = list(real(target, ctx) or ())
+            if found:
+                violations.append(f"{rule.code} found {found[0].message!r} without its anchors on {target!r}")
+    finally:
+        if held is not None:
+            ctx.scratch[BATCH_SECRETS] = held
+        ctx.secrets.clear()
+        ctx.secrets.update(secrets)
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -142,6 +172,10 @@ def test_no_rule_finds_anything_where_its_declaration_says_it_cannot(pair, data)
             if data.draw(st.booleans()):
                 memory["type"] = "work_method"
                 memory.setdefault("metadata", {})
+            if data.draw(st.integers(0, 3)) == 0:  # the privacy rules read every string, metadata too
+                memory.setdefault("metadata", {})[data.draw(contents())] = [data.draw(contents())]
+        if "new_scene_reason" in scene and data.draw(st.integers(0, 3)) == 0:
+            scene["new_scene_reason"] = data.draw(contents())
     violations: list[str] = []
     engine = _checked_engine(violations)
     engine.validate(output, context)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import string
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -191,12 +192,42 @@ def test_field_prefilters_never_hide_a_finding(text: str):
             assert rule.scan(text) == (text, []), (rule.code, text)
 
 
+def _declared(rule: Any, scene: dict[str, Any], secrets: dict[str, Any] | None = None) -> bool:
+    """Whether the rule's declaration (its ``needs``) lets the engine call check() on ``scene``."""
+    from types import SimpleNamespace
+
+    from memvet.needs import TextLayer, declaration_met
+    from memvet.secrets import BATCH_SECRETS
+
+    ctx = SimpleNamespace(scratch={BATCH_SECRETS: secrets} if secrets else {})
+    return declaration_met(rule, rule.needs, scene, TextLayer([rule]), ctx)
+
+
+def _scene_of(fields: list[str]) -> dict[str, Any]:
+    """A scene whose name, memory contents and metadata keys and values (nested too) are ``fields``."""
+    memories = [{"content": f, "type": "work_fact", "metadata": {f: [f]}} for f in fields[1:]]
+    return {"new_scene_name": fields[0], "memories": memories}
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_PRIVACY_TEXTS, min_size=1, max_size=4))
-def test_the_scene_prefilter_passes_whenever_a_field_would(fields: list[str]):
+def test_the_declaration_is_met_whenever_a_field_would_be_scanned(fields: list[str]):
     for rule in (Secret(), PersonalData()):
         if any(rule.may_hold(f) for f in fields):
-            assert rule.may_hold("\n".join(fields)), (rule.code, fields)
+            assert _declared(rule, {"new_scene_name": fields[0], "memories": [
+                {"content": f, "type": "work_fact"} for f in fields[1:]]}), (rule.code, fields)
+
+
+def test_a_value_the_batch_found_elsewhere_meets_the_declaration():
+    from memvet.secrets import SecretSet
+
+    scene = _scene_of(["demo｜keys", "copied value Qw7xZ9kL2m"])
+    for rule in (Secret(), PersonalData()):
+        assert not _declared(rule, scene), rule.code
+        assert _declared(rule, scene, {rule.code: SecretSet({"Qw7xZ9kL2m": "[REDACTED:password]"})}), rule.code
+        assert not _declared(rule, scene, {"P999": SecretSet({"Qw7xZ9kL2m": "[REDACTED:password]"})}), rule.code
+        # ...only where it occurs: a scene that holds none of the batch's values still cannot.
+        assert not _declared(rule, scene, {rule.code: SecretSet({"Zz8yX7wV6u": "[REDACTED:password]"})}), rule.code
 
 
 @pytest.mark.parametrize("text", [
@@ -298,15 +329,28 @@ _ONE_PER_DETECTOR = [
 
 
 @pytest.mark.parametrize("text", _ONE_PER_DETECTOR)
-def test_the_p001_scene_prefilter_passes_every_detector(text: str):
+@pytest.mark.parametrize("where", [0, 1, 2])
+def test_the_p001_declaration_passes_every_detector(text: str, where: int):
     rule = Secret()
-    assert rule.scan(f"配置 {text} 已更新")[1], text  # a detector flags it...
-    assert rule.may_hold_scene(f"配置 {text} 已更新", None), text  # ...so the scene prefilter must pass it
+    text = f"配置 {text} 已更新"
+    assert rule.scan(text)[1], text  # a detector flags it...
+    fields = ["demo｜keys", "neutral", "neutral"]
+    fields[where] = text
+    assert _declared(rule, _scene_of(fields)), text  # ...so the declaration must let check() run
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_PRIVACY_TEXTS)
-def test_the_p001_scene_prefilter_never_hides_a_finding(text: str):
-    rule = Secret()
-    if not rule.may_hold_scene(text, None):
-        assert rule.scan(text) == (text, []), text
+def test_the_privacy_declarations_never_hide_a_finding(text: str):
+    for rule in (Secret(), PersonalData()):
+        if not _declared(rule, _scene_of(["demo｜x", text])):
+            assert rule.scan(text) == (text, []), (rule.code, text)
+            assert not list(rule.check(_scene_of(["demo｜x", text]), _NoSecrets())), (rule.code, text)
+
+
+class _NoSecrets:
+    """A rule context with nothing registered by the batch-wide scan."""
+
+    def __init__(self) -> None:
+        self.scratch: dict[str, Any] = {}
+        self.secrets: dict[str, str] = {}
