@@ -813,8 +813,10 @@ class InjectedInstruction(Rule):
         zero-width characters removed, letter-spaced words joined), and
         keeps the lines that read like an injection: they address the
         agent or override its instructions (``injection_markers``: "ignore
-        previous instructions", "AI assistants", "from now on", 忽略之前的指令,
-        AI 助手, 以后所有项目...), run a download in a shell (``curl … | sh``,
+        previous instructions", "from now on", 忽略之前的指令, 以后所有项目...;
+        ``agent_mentions`` such as "AI agents", "LLM", AI 助手 only where the
+        line addresses one: "Note to AI agents", "LLM agents: always…",
+        致 AI 助手 -- docs of AI tooling name them all the time), run a download in a shell (``curl … | sh``,
         ``wget … | sudo bash``, ``bash <(curl …)``, ``sh -c "$(curl …)"``,
         ``iex (iwr …)``), send secrets to a URL or an address, or switch a
         safeguard off (``disable_words`` with ``safeguard_words``: 关闭
@@ -874,15 +876,24 @@ class InjectedInstruction(Rule):
             "ignore previous instructions", "ignore all previous", "ignore your previous", "ignore the previous",
             "ignore prior instructions", "ignore the above", "ignore all instructions", "disregard previous",
             "disregard all", "disregard your", "forget your instructions", "forget all previous", "you are now",
-            "new instructions", "system prompt", "AI assistant", "AI assistants", "AI agent", "AI agents",
-            "coding agent", "coding assistant", "assistants must", "assistants should", "agents must",
-            "language model", "LLM", "if you are an AI", "note to AI", "to any AI", "agent directive",
+            "new instructions", "assistants must", "assistants should", "agents must",
+            "if you are an AI", "note to AI", "to any AI", "agent directive",
             "assistant directive", "from now on", "in all future", "for all future", "in every project",
             "in all projects", "send all", "all API keys", "all secrets", "all credentials",
-            "忽略之前", "忽略以上", "忽略前面", "忽略所有", "忽略你的", "无视之前", "无视以上", "忘记之前", "AI 助手",
-            "AI助手", "AI 编码助手", "编码助手", "智能助手", "大模型", "智能体", "如果你是 AI", "如果你是AI", "致 AI",
-            "致AI", "你现在是", "从现在起", "从现在开始", "从今以后", "今后一律", "以后所有", "所有项目",
-            "所有 AI", "所有AI", "所有密钥", "所有 API 密钥", "所有的密钥", "系统提示",
+            "忽略之前", "忽略以上", "忽略前面", "忽略所有", "忽略你的", "无视之前", "无视以上", "忘记之前",
+            "如果你是 AI", "如果你是AI", "致 AI", "致AI", "你现在是", "从现在起", "从现在开始", "从今以后", "今后一律",
+            "以后所有", "所有项目", "所有密钥", "所有 API 密钥", "所有的密钥",
+        ]
+        #: Names of the agent. Code and docs of AI tooling mention them all the time ("tracks
+        #: which changes AI agents made", "the system prompt template"), so a line counts only
+        #: when it ADDRESSES one: "Note to / for / Dear / Attention <name>", "<name>:",
+        #: "<name> [a few words] must / should / always …", 致 <name>, <name>：,
+        #: <name>…请 / 必须 / 应当… within the clause.
+        agent_mentions: list[str] = [
+            "AI assistant", "AI assistants", "AI agent", "AI agents", "coding agent", "coding agents",
+            "coding assistant", "coding assistants", "language model", "language models", "LLM", "LLMs",
+            "LLM agent", "LLM agents", "system prompt",
+            "AI 助手", "AI助手", "AI 编码助手", "编码助手", "智能助手", "大模型", "智能体", "所有 AI", "所有AI", "系统提示",
         ]
         directive_words: list[str] = [
             "must", "always", "never", "should", "shall", "every time", "before running", "do not", "don't",
@@ -963,7 +974,8 @@ class InjectedInstruction(Rule):
         key = self.__dict__.get("_origin_key")
         if key is None:
             key = self.__dict__["_origin_key"] = (
-                "P003.origin:" + str(hash((tuple(self.options.injection_markers), tuple(self.options.send_words),
+                "P003.origin:" + str(hash((tuple(self.options.injection_markers), tuple(self.options.agent_mentions),
+                                           tuple(self.options.send_words),
                                            tuple(self.options.secret_words), tuple(self.options.disable_words),
                                            tuple(self.options.safeguard_words)))))
         memo = ctx.batch.memo
@@ -982,17 +994,41 @@ class InjectedInstruction(Rule):
         return dangerous(line, option_matcher(self, "send_words"), option_matcher(self, "secret_words"),
                          option_matcher(self, "disable_words"), option_matcher(self, "safeguard_words"))
 
+    def _addressed(self) -> re.Pattern[str]:
+        """A line that speaks TO one of ``agent_mentions`` (not merely about it); built once per rule."""
+        found = self.__dict__.get("_addressed_pattern")
+        if found is None:
+            names = "|".join(re.escape(w) for w in sorted(self.options.agent_mentions, key=len, reverse=True))
+            found = self.__dict__["_addressed_pattern"] = re.compile(
+                rf"(?:\b(?:note|notice|attention|message|instructions?|reminder|warning|memo|directive|hint)s?\s+"
+                rf"(?:to|for)\s+(?:all\s+|any\s+|the\s+)?|\b(?:dear|hey|hi|hello|attention)\s+(?:all\s+|any\s+)?"
+                rf"|致\s*)(?:{names})"
+                # the name, then (within a few words of the same clause) a colon or a modal
+                rf"|(?:{names})(?:\s*[:：]|(?:[ \t]+[\w'-]+){{0,5}}?[ \t]*[:：]"
+                rf"|(?:[ \t]+[\w'-]+){{0,5}}?[ \t]+(?:must|should|shall|need\s+to|needs\s+to|have\s+to|has\s+to|"
+                rf"are\s+required|is\s+required|always|never|will\s+now|may\s+not|do\s+not|don't|reading\s+this)\b"
+                rf"|[^。！？；.!?;\n]{{0,12}}?(?:请|必须|应当|应该|务必|一律|总是|永远|不要|禁止|都要))",
+                re.IGNORECASE)
+        return found
+
+    def _marked(self, line: str) -> bool:
+        """A line with an injection marker, or one that addresses the agent by name."""
+        if option_matcher(self, "injection_markers").search(line):
+            return True
+        return (option_matcher(self, "agent_mentions").search(line) is not None
+                and self._addressed().search(line) is not None)
+
     def _injected_lines(self, text: str) -> list[str]:
         """The lines of (folded) untrusted ``text`` that read like an injection, each with the next two."""
-        markers = option_matcher(self, "injection_markers")
         # One search over the whole text first: a line that matches makes the text match
         # (a line ends at a newline, which no marker or command pattern needs).
-        if markers.search(text) is None and not self._injected_line(text):
+        if (option_matcher(self, "injection_markers").search(text) is None
+                and option_matcher(self, "agent_mentions").search(text) is None and not self._injected_line(text)):
             return []
         lines = text.split("\n")
         out: list[str] = []
         for i, line in enumerate(lines):
-            if markers.search(line) or self._injected_line(line):
+            if self._marked(line) or self._injected_line(line):
                 # The instruction may run on to the next lines.
                 out.append("\n".join(lines[i:i + 3]))
         return out
