@@ -20,10 +20,11 @@ the current task, it just must not outlive it.
 
 Every rule runs on every record and almost every record is fine, so
 ``check()`` answers that case with ``()`` after its cheapest test (the kind,
-a key). W005 and W008 ask their word lists of the text layer
-(:class:`memvet.needs.TextLayer`): one Aho-Corasick scan of the content (and,
-for W005, of each source message, once per batch) says whether a temporary
-marker can occur, and gives W008's settled and open wording exactly.
+a key). W005 and W008 ask their word lists of the text layer: one
+Aho-Corasick scan per content, shared by both (:func:`content_facts`), gives
+W008's settled and open wording and tells W005 whether a temporary marker
+occurs; W005 reads a source message's sentences only when the same scan of
+that message (once per batch) found one.
 """
 
 from __future__ import annotations
@@ -146,24 +147,48 @@ class TemporaryOptions(RuleOptions):
 #: ``_UNTIL_FIXED`` needs this word: a literal for the text layer beside the ``temporary`` list.
 _UNTIL = ("until",)
 
+#: The word lists of W005 and W008 in one text layer, so that both rules read ONE scan of
+#: each content (cached per call in ``ctx.scratch``). Lists are keyed by their words, so
+#: rules with the same options share them.
+_LAYER = TextLayer()
+_FACTS = "memvet.rules.write.facts"
+
+
+def content_facts(ctx: Any, text: str) -> Any:
+    """The write layer's :class:`~memvet.rules._textlayer.TextFacts` of ``text``, once per call."""
+    scratch = getattr(ctx, "scratch", None)
+    if scratch is None:
+        return _LAYER.facts(text)
+    cache = scratch.get(_FACTS)
+    if cache is None:
+        cache = scratch[_FACTS] = {}
+    found = cache.get(text)
+    if found is None:
+        found = cache[text] = _LAYER.facts(text)
+    return found
+
 
 class Temporal:
     """Finds temporary-change sentences; compiled once per options object.
 
-    Whether a text can hold a marker at all is asked of the text layer
-    (:mod:`memvet.needs`): one Aho-Corasick scan of the ``temporary`` entries
-    and "until", which holds for every sentence cut from the text too.
+    Whether a text holds a marker at all is asked of the text layer: its
+    exact hits of the ``temporary`` entries and of "until" (``_UNTIL_FIXED``
+    needs it). A marker of a sentence is such a hit in the whole text, since
+    sentences end at characters that are not word characters (the word
+    boundaries of a hit stay where they are).
     """
 
-    def __init__(self, rule: Rule, options: TemporaryOptions):
+    def __init__(self, options: TemporaryOptions):
         self.temporary = lexicon.compile_words(options.temporary)
         self.lasting = lexicon.compile_words(options.lasting)
-        self._layer = TextLayer()
-        self._mask = self._layer.lists_mask(rule, ("temporary",), anchors=_UNTIL)
+        self._words = tuple(options.temporary)
+        _LAYER.word_list(self._words)
+        _LAYER.word_list(_UNTIL)
 
-    def may_hold(self, clean: str) -> bool:
+    def may_hold(self, clean: str, ctx: Any = None) -> bool:
         """False only when no sentence of ``clean`` (an unquoted text) holds a temporary marker."""
-        return self._layer.facts(clean).may_hit_mask(self._mask)
+        facts = content_facts(ctx, clean)
+        return bool(facts.hits(self._words) or facts.hits(_UNTIL))
 
     def is_temporary(self, sentence: str) -> str | None:
         """The temporary marker of a sentence that is not a lasting rule, else None."""
@@ -179,10 +204,12 @@ class Temporal:
         return marker
 
     def scan(self, text: str) -> list[tuple[str | None, dict[str, int]]]:
-        """``(marker or None, tokens)`` per sentence of ``text``; [] when nothing in it is temporary."""
+        """``(marker or None, tokens)`` per sentence of ``text``; [] when nothing in it is temporary.
+
+        Asked only of texts the text layer let through (:meth:`may_hold`).
+        """
         clean = unquote(text)
-        if not self.may_hold(clean) or not (
-                (self.temporary and self.temporary.search(clean)) or _UNTIL_FIXED.search(clean)):
+        if not ((self.temporary and self.temporary.search(clean)) or _UNTIL_FIXED.search(clean)):
             return []
         return [(self.is_temporary(s), tokens(s)) for s in sentences(clean)]
 
@@ -476,14 +503,14 @@ class TemporaryAsConvention(Rule):
 
     def __init__(self, options: TemporaryOptions | None = None):
         super().__init__(options)
-        self.temporal = Temporal(self, self.options)
+        self.temporal = Temporal(self.options)
         self._marked_key = ("W005:marked", id(self))
 
     def check(self, record: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         if record.get("kind") not in LONG_TERM_KINDS:
             return ()
         content = record.get("content") or ""
-        marker = self._temporary_content(content)
+        marker = self._temporary_content(content, ctx)
         if marker:
             return [_reroute(record, ctx, f"the content describes a temporary change ({marker!r}) as a "
                                           f"lasting {record['kind']}")]
@@ -493,10 +520,10 @@ class TemporaryAsConvention(Rule):
                                           f"recorded as a lasting {record['kind']}")]
         return ()
 
-    def _temporary_content(self, content: str) -> str | None:
+    def _temporary_content(self, content: str, ctx: Any) -> str | None:
         """The marker of the content's first temporary sentence, or None."""
         clean = unquote(content)
-        if not self.temporal.may_hold(clean):
+        if not self.temporal.may_hold(clean, ctx):
             return None
         for sentence in sentences(clean):
             marker = self.temporal.is_temporary(sentence)
@@ -937,9 +964,10 @@ class ProposalAsDecision(Rule):
         self.proposal = lexicon.compile_words(self.options.proposal)
         self.negations = _negation_pattern(tuple(self.options.negations))
         #: The content's settled and open wording: exact lexicon matches from one text-layer scan.
-        self._layer = TextLayer()
-        self._settled = self._layer.option_words(self, "settled")
-        self._open = self._layer.option_words(self, "open_markers")
+        self._settled = tuple(self.options.settled)
+        self._open = tuple(self.options.open_markers)
+        _LAYER.word_list(self._settled)
+        _LAYER.word_list(self._open)
 
     def _settled_marker(self, content: str, facts: Any) -> str | None:
         for start, end in facts.hits(self._settled):
@@ -951,7 +979,7 @@ class ProposalAsDecision(Rule):
         if self.proposal is None:
             return ()
         content = unquote(record.get("content") or "")
-        facts = self._layer.facts(content)
+        facts = content_facts(ctx, content)
         if facts.hits(self._open):
             return ()  # the memory keeps the question open itself ("No decision yet", 待确认)
         marker = self._settled_marker(content, facts)

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from memvet.config import config_from_dict
 from memvet.engine import Engine
 from memvet.rules import lexicon
-from memvet.rules.write import ProposalAsDecision, ProposalOptions, TemporaryAsConvention, TemporaryOptions
+from memvet.rules.write import (ProposalAsDecision, ProposalOptions, TemporaryAsConvention, TemporaryOptions,
+                                content_facts, sentences, unquote)
 from memvet.store import open_store
 from workcount import work
 
@@ -215,15 +216,20 @@ def test_text_layer_never_hides_a_lexicon_match(text):
     # matches (the temporary list, or "until" of _UNTIL_FIXED) is a "maybe".
     if lexicon.compile_words(list(_TEMPORARY) + ["until"]).search(text):
         assert _W005.temporal.may_hold(text), text
+    # ... and a marker W005 finds in one sentence is a hit in the whole (unquoted) text.
+    clean = unquote(text)
+    if any(_W005.temporal.is_temporary(s) for s in sentences(clean)):
+        assert _W005.temporal.may_hold(clean), clean
     # W008 takes its settled wording from the layer's exact hits: the lexicon's matches.
-    facts = _W008._layer.facts(text)
+    facts = content_facts(None, text)
     assert facts.hits(_W008._settled) == [m.span() for m in lexicon.compile_words(_SETTLED).finditer(text)]
 
 
-def test_w005_screen_says_no_to_ordinary_text():
+def test_w005_screen_says_no_to_ordinary_text_and_respects_word_starts():
     may_hold = _W005.temporal.may_hold
     assert not may_hold("网关默认超时为 30 秒，原因是下游高峰期响应慢。")
     assert not may_hold("The request timeout of the payment service is 30 seconds.")
+    assert not may_hold("Use the uncontrolled form here, untiled.")  # exact hits: entries on word boundaries
     assert may_hold("Skip the e2e job FOR NOW.")
     assert may_hold("网关超时暂时改为 30 秒")
     # Case folding the regex engine does but str.lower() does not: never a "no".
