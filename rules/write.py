@@ -18,13 +18,13 @@ Three questions, one per kind of damage seed 004 describes:
 Reroutes (W005, W006) never drop the memory: it is still worth keeping for
 the current task, it just must not outlive it.
 
-Speed: every rule runs on every record and almost every record is fine, so
+Every rule runs on every record and almost every record is fine, so
 ``check()`` answers that case with ``()`` after its cheapest test (the kind,
-a key) before any generator exists. W005 and W008 put a word-list filter
-(:class:`~memvet.rules._wordmatch.WordFilter`: set lookups in the facts of
-the text that every content rule of the call shares) in front of their
-sentence analysis, and W005 looks at source messages only when some message
-of the batch may hold a temporary marker (computed once per batch).
+a key). W005 and W008 ask their word lists of the text layer: one
+Aho-Corasick scan per content, shared by both (:func:`content_facts`), gives
+W008's settled and open wording and tells W005 whether a temporary marker
+occurs; W005 reads a source message's sentences only when the same scan of
+that message (once per batch) found one.
 """
 
 from __future__ import annotations
@@ -36,10 +36,10 @@ from typing import Any, Iterable, Iterator
 
 from memvet.placement import task_fields
 from memvet.vocabulary import KINDS, LONG_TERM_KINDS
+from memvet.needs import Needs, TextLayer
 from memvet.rule import Finding, Rule, RuleOptions
 
-from . import _text, lexicon
-from ._wordmatch import WordFilter, text_facts
+from . import lexicon
 
 # --------------------------------------------------------------------------
 # Text helpers shared by W005, W007, W008. Everything is compiled once and
@@ -99,175 +99,6 @@ def overlap(a: dict[str, int], b: dict[str, int]) -> int:
     return sum(w for t, w in a.items() if t in b)
 
 
-class Prefilter:
-    """Can any entry of some word lists occur in a text at all? One cheap search answers "certainly not".
-
-    The exact lexicon patterns carry ``\\b`` and ``re.IGNORECASE``, which switch
-    off the regex engine's literal scan: a search costs microseconds on a
-    typical memory, and most memories hold no entry at all. This pattern is a
-    plain alternation (a trie) of the lower-cased entries, searched in the
-    lower-cased text, so every match of the exact pattern is also a match
-    here: "no" is final, "maybe" is left to the exact pattern.
-
-    ASCII text (most English memories) is searched for ASCII entries only,
-    and an entry that starts with a word character only after a non-word
-    character -- which ``\\b`` requires too -- so the engine skips the
-    middle of words instead of trying "t" of every "the".
-
-    ``lower()`` agrees with the regex engine's case folding except for four
-    characters (``İ ı ſ K``, see the ``re`` docs on IGNORECASE); text holding
-    one that ``lower()`` does not map to ASCII is always a "maybe", and so is
-    every text when an entry has cased non-ASCII letters.
-    """
-
-    __slots__ = ("_otherwise", "_search", "_search_ascii")
-
-    def __init__(self, *word_lists: list[str], extra: tuple[str, ...] = ()):
-        entries = {w.strip().lower() for words in word_lists for w in words if w.strip()} | set(extra)
-        exact_folding = all(c.isascii() or c.lower() == c.upper() for w in entries for c in w)
-        self._search = self._search_ascii = None
-        #: The answer without a pattern: "no" for no entries, "maybe" when folding may differ.
-        self._otherwise = bool(entries)
-        if not entries or not exact_folding:
-            return
-        self._search = re.compile(_trie(entries)).search
-        at_word_start = {w for w in entries if w.isascii() and _is_word_char(w[0])}
-        elsewhere = {w for w in entries if w.isascii()} - at_word_start
-        parts = ([f"[^a-z0-9_]{_trie(at_word_start)}"] if at_word_start else []) + \
-                ([_trie(elsewhere)] if elsewhere else [])
-        self._search_ascii = re.compile("|".join(parts)).search if parts else _never
-
-    def may_match(self, text: str) -> bool:
-        search = self._search
-        if search is None:
-            return self._otherwise
-        low = text.lower()
-        if low.isascii():
-            return self._search_ascii(" " + low) is not None  # type: ignore[misc]  # " ": a word start at 0
-        if len(low) != len(text) or "ı" in low or "ſ" in low:
-            return True
-        return search(low) is not None
-
-
-def _is_word_char(ch: str) -> bool:
-    return ch.isalnum() or ch == "_"
-
-
-def _never(text: str) -> None:
-    return None
-
-
-def _trie(words: set[str]) -> str:
-    """One alternation of literal ``words`` with shared prefixes factored out.
-
-    A flat ``a|b|c`` tries every entry at every position that starts one;
-    the trie tries one branch per next character: 2-4x faster on English text.
-    """
-    root: dict[str, dict] = {}
-    for word in words:
-        node = root
-        for ch in word:
-            node = node.setdefault(ch, {})
-        node[""] = {}  # a word ends here
-
-    def emit(node: dict[str, dict]) -> str:
-        if "" in node:
-            return ""  # any continuation is a longer word with this one as prefix: this one suffices
-        branches = [re.escape(ch) + emit(child) for ch, child in sorted(node.items())]
-        return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-
-    return emit(root)
-
-
-_CJK = re.compile(f"[{_text.CJK_CHAR}]")
-_ASCII_RUN = re.compile(r"[a-z0-9]+")
-
-
-class MarkerFilter:
-    """Can an entry of some word lists occur in a text at all? A few ``in`` tests answer "certainly not".
-
-    :class:`Prefilter` lower-cases the text and runs a regex over it; on
-    Chinese text both cost tens of instructions per character, while
-    ``str in`` skips through it at about one. So each entry is reduced to
-    substrings that every lexicon match of it (``re.IGNORECASE``) contains
-    literally:
-
-    - an entry with CJK: its CJK characters (they have no case, so the
-      pattern matches them exactly), and the entry itself when it is all CJK.
-      Entries are grouped under a character many of them share, so a text
-      without any of a handful of anchors (先, 回, 临 ...) takes a handful of
-      tests;
-    - an ASCII entry: its rarest word, then the entry itself, lower-cased,
-      in the lower-cased ASCII characters of the text (``encode("ascii",
-      "ignore")``: an all-ASCII match stays one contiguous piece there). The
-      only other characters ``re.IGNORECASE`` equates with ASCII letters are
-      ``İ ı ſ K``: a text holding one is always a "maybe";
-    - any other entry (cased non-ASCII letters, no CJK): always "maybe".
-
-    Every test asks whether some substring occurs, so a text that contains
-    another passes whenever the other does: a batch's messages can be asked
-    once, joined, and one by one only when that says "maybe".
-    """
-
-    __slots__ = ("_always", "_by_anchor", "_ascii_by_key")
-
-    def __init__(self, *word_lists: list[str]):
-        entries = sorted({w.strip() for words in word_lists for w in words if w.strip()})
-        self._always = any(not w.isascii() and not _CJK.search(w) for w in entries)
-        self._by_anchor = _group_by_anchor([w for w in entries if _CJK.search(w)])
-        by_key: dict[str, list[str]] = {}
-        for w in (w.lower() for w in entries if w.isascii()):
-            key = max(_ASCII_RUN.findall(w) or [w], key=lambda run: (run not in _STOP, len(run)))
-            by_key.setdefault(key, []).append(w)
-        self._ascii_by_key = tuple(by_key.items())
-
-    def may_match(self, text: str) -> bool:
-        if self._always:
-            return True
-        for anchor, all_cjk, partly_cjk in self._by_anchor:
-            if anchor in text:
-                if partly_cjk:
-                    return True
-                for word in all_cjk:  # a loop, not any(): no generator per call
-                    if word in text:
-                        return True
-        if not self._ascii_by_key:
-            return False
-        if text.isascii():
-            letters = text.lower()
-        elif "İ" in text or "ı" in text or "ſ" in text or "\u212a" in text:
-            return True  # the only non-ASCII characters re.IGNORECASE equates with an ASCII letter
-        else:
-            letters = text.encode("ascii", "ignore").decode("ascii").lower()
-        for key, words in self._ascii_by_key:
-            if key in letters:
-                for word in words:
-                    if word in letters:
-                        return True
-        return False
-
-
-def _group_by_anchor(entries: list[str]) -> tuple[tuple[str, tuple[str, ...], bool], ...]:
-    """``(anchor, all-CJK entries, any other entry?)`` groups that cover ``entries``.
-
-    Greedy: the CJK character most of the remaining entries hold anchors the
-    next group, so a few anchors cover a list of dozens.
-    """
-    groups = []
-    left = list(entries)
-    while left:
-        counts: dict[str, int] = {}
-        for w in left:
-            for ch in set(_CJK.findall(w)):
-                counts[ch] = counts.get(ch, 0) + 1
-        anchor = max(sorted(counts), key=counts.__getitem__)
-        held = [w for w in left if anchor in w]
-        left = [w for w in left if anchor not in w]
-        all_cjk = tuple(w for w in held if len(_CJK.findall(w)) == len(w))
-        groups.append((anchor, all_cjk, len(all_cjk) < len(held)))
-    return tuple(groups)
-
-
 def _negated(text: str, start: int, negations: re.Pattern[str] | None) -> bool:
     """Is the marker at ``start`` negated just before it ("尚未决定", "not yet decided")?"""
     return bool(negations and negations.search(text[max(0, start - 12):start]))
@@ -313,30 +144,51 @@ class TemporaryOptions(RuleOptions):
     marking_roles: list[str] = ["user", "assistant"]
 
 
+#: ``_UNTIL_FIXED`` needs this word: a literal for the text layer beside the ``temporary`` list.
+_UNTIL = ("until",)
+
+#: The word lists of W005 and W008 in one text layer, so that both rules read ONE scan of
+#: each content (cached per call in ``ctx.scratch``). Lists are keyed by their words, so
+#: rules with the same options share them.
+_LAYER = TextLayer()
+_FACTS = "memvet.rules.write.facts"
+
+
+def content_facts(ctx: Any, text: str) -> Any:
+    """The write layer's :class:`~memvet.rules._textlayer.TextFacts` of ``text``, once per call."""
+    scratch = getattr(ctx, "scratch", None)
+    if scratch is None:
+        return _LAYER.facts(text)
+    cache = scratch.get(_FACTS)
+    if cache is None:
+        cache = scratch[_FACTS] = {}
+    found = cache.get(text)
+    if found is None:
+        found = cache[text] = _LAYER.facts(text)
+    return found
+
+
 class Temporal:
-    """Finds temporary-change sentences; compiled once per options object."""
+    """Finds temporary-change sentences; compiled once per options object.
+
+    Whether a text holds a marker at all is asked of the text layer: its
+    exact hits of the ``temporary`` entries and of "until" (``_UNTIL_FIXED``
+    needs it). A marker of a sentence is such a hit in the whole text, since
+    sentences end at characters that are not word characters (the word
+    boundaries of a hit stay where they are).
+    """
 
     def __init__(self, options: TemporaryOptions):
         self.temporary = lexicon.compile_words(options.temporary)
         self.lasting = lexicon.compile_words(options.lasting)
-        #: "no temporary marker anywhere in this text" in one cheap search ("until" for _UNTIL_FIXED).
-        self.prefilter = Prefilter(options.temporary, extra=("until",))
-        # The same question, False only when no sentence of an unquoted text
-        # holds a temporary marker (a lexicon match of ``temporary`` or
-        # ``\\buntil\\b`` inside a sentence is one inside the text), asked two ways:
-        #: of one text, through the facts the call's content rules share (see :meth:`may_hold`);
-        self.word_filter = WordFilter([*options.temporary, "until"])
-        #: of a long text (a batch's messages joined), in a few ``in`` tests.
-        self.markers = MarkerFilter(options.temporary, ["until"])
+        self._words = tuple(options.temporary)
+        _LAYER.word_list(self._words)
+        _LAYER.word_list(_UNTIL)
 
-    def may_hold(self, clean: str, ctx: Any) -> bool:
-        """False only when no sentence of ``clean`` (an unquoted text) holds a temporary marker.
-
-        Set lookups in the :func:`~memvet.rules._wordmatch.text_facts` of
-        ``clean``: when nothing is quoted that is the text itself, whose facts
-        the other content rules of this call have built already.
-        """
-        return self.word_filter.may_match(text_facts(ctx, clean))
+    def may_hold(self, clean: str, ctx: Any = None) -> bool:
+        """False only when no sentence of ``clean`` (an unquoted text) holds a temporary marker."""
+        facts = content_facts(ctx, clean)
+        return bool(facts.hits(self._words) or facts.hits(_UNTIL))
 
     def is_temporary(self, sentence: str) -> str | None:
         """The temporary marker of a sentence that is not a lasting rule, else None."""
@@ -352,11 +204,13 @@ class Temporal:
         return marker
 
     def scan(self, text: str) -> list[tuple[str | None, dict[str, int]]]:
-        """``(marker or None, tokens)`` per sentence of ``text``; [] when nothing in it is temporary."""
+        """``(marker or None, tokens)`` per sentence of ``text``; [] when nothing in it is temporary.
+
+        Asked only of texts the text layer let through (:meth:`may_hold`).
+        """
         clean = unquote(text)
-        if not self.prefilter.may_match(clean) or not (
-                (self.temporary and self.temporary.search(clean)) or _UNTIL_FIXED.search(clean)):
-            return []  # the common case: one search, no tokenising
+        if not ((self.temporary and self.temporary.search(clean)) or _UNTIL_FIXED.search(clean)):
+            return []
         return [(self.is_temporary(s), tokens(s)) for s in sentences(clean)]
 
 
@@ -650,7 +504,7 @@ class TemporaryAsConvention(Rule):
     def __init__(self, options: TemporaryOptions | None = None):
         super().__init__(options)
         self.temporal = Temporal(self.options)
-        self._flagged_key = ("W005:flagged", id(self))
+        self._marked_key = ("W005:marked", id(self))
 
     def check(self, record: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         if record.get("kind") not in LONG_TERM_KINDS:
@@ -670,7 +524,7 @@ class TemporaryAsConvention(Rule):
         """The marker of the content's first temporary sentence, or None."""
         clean = unquote(content)
         if not self.temporal.may_hold(clean, ctx):
-            return None  # the common case: one search instead of a sentence analysis
+            return None
         for sentence in sentences(clean):
             marker = self.temporal.is_temporary(sentence)
             if marker:
@@ -678,25 +532,20 @@ class TemporaryAsConvention(Rule):
         return None
 
     def _temporary_source(self, record: dict[str, Any], content: str, ctx: Any) -> str | None:
-        memo = ctx.batch.memo  # ctx.memo without a closure per record
-        cached = memo.get(self._flagged_key)
-        if cached is None or cached[0] is not self:  # a batch may outlive this rule (and its id)
-            cached = memo[self._flagged_key] = (self, self._flagged_messages(ctx))
-        flagged = cached[1]
-        if not flagged:
+        marked = self._marked_messages(ctx)
+        if not marked:
             return None  # the common case: no message of the batch says anything temporary
-        scanned = []
         sources = ctx.sources(record)
         # When a user is among the sources, the user's words decide (the batch facts'
         # "marks temporary"): an assistant's "let me temporarily comment this out" is
         # about its own next step, not about the approach the user stated.
         if any(m.role == "user" for m in sources):
             sources = [m for m in sources if m.role == "user"]
+        scanned = []
         for m in sources:
-            if id(m) not in flagged:
-                continue  # its scan would be empty (and tool output is never scanned)
-            key = ("W005", id(self), m.sessionKey, m.id)
-            scanned.extend(ctx.memo(key, lambda m=m: self.temporal.scan(m.content)))
+            if id(m) in marked:  # any other message's scan is empty (and tool output is never scanned)
+                key = ("W005", id(self), m.sessionKey, m.id)
+                scanned.extend(ctx.memo(key, lambda m=m: self.temporal.scan(m.content)))
         if not any(marker for marker, _ in scanned):
             return None
         mine = tokens(content)
@@ -711,18 +560,19 @@ class TemporaryAsConvention(Rule):
         # is a fact kept for one task instead of forever.
         return found if best_temporary >= best_other else None
 
-    def _flagged_messages(self, ctx: Any) -> frozenset[int]:
-        """The user/assistant messages of the batch that may hold a temporary marker, by ``id()``.
+    def _marked_messages(self, ctx: Any) -> frozenset[int]:
+        """The messages of the batch in which the text layer says a temporary marker may occur, by
+        ``id()``; once per batch (which keeps its messages, so their ids, alive).
 
-        Once per batch (the batch keeps its messages alive, so their ids are
-        stable while the set is used). Only ``marking_roles`` count: tool
-        output says "temporarily unavailable" about itself.
+        Only ``marking_roles`` count: tool output says "temporarily unavailable" about itself.
         """
-        may_match = self.temporal.markers.may_match
-        spoken = [(m, unquote(m.content)) for m in ctx.batch.messages if m.role in self.options.marking_roles]
-        if not may_match("\n".join([clean for _, clean in spoken])):
-            return frozenset()  # the common case: all of them ruled out at once, in a few ``in`` tests
-        return frozenset(id(m) for m, clean in spoken if may_match(clean))
+        memo = ctx.batch.memo
+        found = memo.get(self._marked_key)
+        if found is None or found[0] is not self:  # a batch may outlive this rule (and its id)
+            roles, may_hold = self.options.marking_roles, self.temporal.may_hold
+            marked = frozenset(id(m) for m in ctx.batch.messages if m.role in roles and may_hold(unquote(m.content)))
+            found = memo[self._marked_key] = (self, marked)
+        return found[1]
 
 
 class PreferenceNotAdopted(Rule):
@@ -1106,33 +956,35 @@ class ProposalAsDecision(Rule):
     action = "reject"
     Options = ProposalOptions
 
+    #: Both findings need a memory that says something (a blank one shares no words with a proposal).
+    needs = Needs(fields=("content",))
+
     def __init__(self, options: ProposalOptions | None = None):
         super().__init__(options)
-        self.settled = lexicon.compile_words(self.options.settled)
-        #: "nothing presented as settled": set lookups in the content's shared facts.
-        self.settled_filter = WordFilter(self.options.settled)
         self.proposal = lexicon.compile_words(self.options.proposal)
-        self.open = lexicon.compile_words(self.options.open_markers)
         self.negations = _negation_pattern(tuple(self.options.negations))
+        #: The content's settled and open wording: exact lexicon matches from one text-layer scan.
+        self._settled = tuple(self.options.settled)
+        self._open = tuple(self.options.open_markers)
+        _LAYER.word_list(self._settled)
+        _LAYER.word_list(self._open)
 
-    def _settled_marker(self, content: str) -> str | None:
-        if self.settled is None:
-            return None
-        for m in self.settled.finditer(content):
-            if not _negated(content, m.start(), self.negations):
-                return m.group(0)
+    def _settled_marker(self, content: str, facts: Any) -> str | None:
+        for start, end in facts.hits(self._settled):
+            if not _negated(content, start, self.negations):
+                return content[start:end]
         return None
 
     def check(self, record: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         if self.proposal is None:
             return ()
         content = unquote(record.get("content") or "")
-        if self.open is not None and self.open.search(content):
+        facts = content_facts(ctx, content)
+        if facts.hits(self._open):
             return ()  # the memory keeps the question open itself ("No decision yet", 待确认)
-        if self.settled_filter.may_match(text_facts(ctx, content)):
-            marker = self._settled_marker(content)
-            if marker is not None:
-                return self._settled_findings(record, content, marker, ctx)
+        marker = self._settled_marker(content, facts)
+        if marker is not None:
+            return self._settled_findings(record, content, marker, ctx)
         if record.get("kind") in KINDS:
             return self._unanswered_findings(record, content, ctx)
         return ()

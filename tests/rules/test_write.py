@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from memvet.config import config_from_dict
 from memvet.engine import Engine
 from memvet.rules import lexicon
-from memvet.rules.write import Prefilter, ProposalOptions, TemporaryOptions
+from memvet.rules.write import (ProposalAsDecision, ProposalOptions, TemporaryAsConvention, TemporaryOptions,
+                                content_facts, sentences, unquote)
 from memvet.store import open_store
 from workcount import work
 
@@ -179,7 +180,7 @@ def test_write_rules_are_cheap():
     assert large / 3000 < 1_500, f"{large / 3000:.0f} events per record"  # ~630 measured
 
 
-# --- the prefilters in front of W005 / W008 -----------------------------------------
+# --- W005 / W008 ask the text layer: never a "no" where the lexicon pattern matches ----
 
 _TEMPORARY = TemporaryOptions().temporary
 _SETTLED = ProposalOptions().settled
@@ -204,30 +205,36 @@ def _texts(draw):
     return text.replace(odd, {"s": "ſ", "i": "ı", "k": "K"}[odd]) if odd else text
 
 
+_W005 = TemporaryAsConvention()
+_W008 = ProposalAsDecision()
+
+
 @settings(max_examples=400, deadline=None)
 @given(_texts())
-def test_prefilter_never_hides_a_lexicon_match(text):
-    # "no" from the prefilter must be final: every text the exact pattern
-    # matches is a "maybe".
-    for words, extra in ((_TEMPORARY, ("until",)), (_SETTLED, ())):
-        exact = lexicon.compile_words(list(words) + list(extra))
-        if exact.search(text):
-            assert Prefilter(words, extra=extra).may_match(text), (words[:2], text)
+def test_text_layer_never_hides_a_lexicon_match(text):
+    # W005's "no marker can occur" must be final: every text the exact pattern
+    # matches (the temporary list, or "until" of _UNTIL_FIXED) is a "maybe".
+    if lexicon.compile_words(list(_TEMPORARY) + ["until"]).search(text):
+        assert _W005.temporal.may_hold(text), text
+    # ... and a marker W005 finds in one sentence is a hit in the whole (unquoted) text.
+    clean = unquote(text)
+    if any(_W005.temporal.is_temporary(s) for s in sentences(clean)):
+        assert _W005.temporal.may_hold(clean), clean
+    # W008 takes its settled wording from the layer's exact hits: the lexicon's matches.
+    facts = content_facts(None, text)
+    assert facts.hits(_W008._settled) == [m.span() for m in lexicon.compile_words(_SETTLED).finditer(text)]
 
 
-def test_prefilter_says_no_to_ordinary_text_and_respects_word_starts():
-    temporary = Prefilter(_TEMPORARY, extra=("until",))
-    assert not temporary.may_match("网关默认超时为 30 秒，原因是下游高峰期响应慢。")
-    assert not temporary.may_match("The request timeout of the payment service is 30 seconds.")
-    assert not temporary.may_match("Use the uncontrolled form here.")  # "until" needs a word start
-    assert temporary.may_match("Skip the e2e job FOR NOW.")
-    assert temporary.may_match("网关超时暂时改为 30 秒")
+def test_w005_screen_says_no_to_ordinary_text_and_respects_word_starts():
+    may_hold = _W005.temporal.may_hold
+    assert not may_hold("网关默认超时为 30 秒，原因是下游高峰期响应慢。")
+    assert not may_hold("The request timeout of the payment service is 30 seconds.")
+    assert not may_hold("Use the uncontrolled form here, untiled.")  # exact hits: entries on word boundaries
+    assert may_hold("Skip the e2e job FOR NOW.")
+    assert may_hold("网关超时暂时改为 30 秒")
     # Case folding the regex engine does but str.lower() does not: never a "no".
     assert lexicon.compile_words(_TEMPORARY).search("Use it aſ a ſtopgap")
-    assert temporary.may_match("Use it aſ a ſtopgap")
-    # Cased non-ASCII entries disable the prefilter instead of guessing.
-    assert Prefilter(["Ärger"]).may_match("kein problem")
-    assert not Prefilter([]).may_match("anything")
+    assert may_hold("Use it aſ a ſtopgap")
 
 
 def test_w005_and_w008_still_fire_in_upper_case_english():
