@@ -120,15 +120,17 @@ def _compile(words: list[str]) -> re.Pattern[str] | None:
     return lexicon.compile_words(words)
 
 
-def _from_word(pattern: re.Pattern[str] | None, word: _text.WordSearch, text: str) -> re.Match[str] | None:
+def _from_word(pattern: re.Pattern[str] | None, word: _text.WordSearch, text: str,
+               folded: str | None = None) -> re.Match[str] | None:
     """``pattern.search(text)`` for a pattern that starts with a match of ``word``'s list.
 
     Such a match starts where the list matches, so no earlier than the list's
-    first match (found from the folded literals): the pattern is tried from there.
+    first match (found from the folded literals; ``folded`` is ``fold(text)``
+    when the caller has it): the pattern is tried from there.
     """
     if pattern is None:
         return None
-    first = word.search(text)
+    first = word.search(text, folded)
     return pattern.search(text, first.start()) if first is not None else None
 
 
@@ -711,16 +713,16 @@ class OneTimeTest(_Gate):
 
     def problem(self, content: str, memory: dict[str, Any], view: _text.View | None = None) -> str | None:
         prose = _prose(content)
-        if (m := self._state.search(prose)) and _dump_share(content) >= 0.5:
+        # Without fences the prose is the content, whose folded copy the view has.
+        folded = view.folded if view is not None and prose is content else _text.fold(prose)
+        if (m := self._state.search(prose, folded)) and _dump_share(content) >= 0.5:
             return (f"a point-in-time state dump ({m.group(0)!r} followed by raw output); it is stale as soon as "
                     "it is written -- keep the cause, not the readout")
         # The keep markers (a reason, a rule, a limit) excuse every shape below;
         # they are looked for only once a shape is found (the scan is the costly part).
-        shape = self._shape(prose, memory)
+        shape = self._shape(prose, memory, folded)
         if shape is None:
             return None
-        # Without fences the prose is the content, whose folded copy the view has.
-        folded = view.folded if view is not None and prose is content else None
         rest = self._not_keep.mask(prose, folded)
         if self._keep.search(rest, folded if rest is prose else None):
             return None
@@ -819,21 +821,21 @@ class OneTimeTest(_Gate):
                        "under way ends it and the command tells it again -- keep what it means, not the reading",
                        path="/content")
 
-    def _shape(self, prose: str, memory: dict[str, Any]) -> str | None:
+    def _shape(self, prose: str, memory: dict[str, Any], folded: str | None = None) -> str | None:
         share = _SHARE.search(prose)
-        if share and (m := self._progress.search(prose)):
+        if share and (m := self._progress.search(prose, folded)):
             return f"a progress figure ({share.group(0)!r}, {m.group(0)!r}); it goes stale at once"
         if memory.get("type") == TASK:
             # Follow-up work carries its state and next steps ("so far 3 tests fail; fix
             # them next"): only a progress figure makes a task a snapshot.
             return None
-        if memory.get("type") in (FACT, ARTIFACT) and (m := _from_word(self._stage_done, self._stage_word, prose)):  # a method may say when a step counts as done
+        if memory.get("type") in (FACT, ARTIFACT) and (m := _from_word(self._stage_done, self._stage_word, prose, folded)):  # a method may say when a step counts as done
             return (f"a progress status ({m.group(0).strip()!r}): which stage is finished is today's state of "
                     "the work -- keep what the stage taught or left to do, not that it is done")
-        when = self._when.search(prose)
-        stands = self._stands.search(prose)
+        when = self._when.search(prose, folded)
+        stands = self._stands.search(prose, folded)
         if when is not None or stands is not None:
-            reading = _READING.search(prose) or self._outcome.search(prose)
+            reading = _READING.search(prose) or self._outcome.search(prose, folded)
             if reading is None and when is not None and memory.get("type") != TASK:
                 reading = _ANY_NUMBER.search(_without_dates(_text.mask_code(prose)))
             when = when or stands
@@ -841,7 +843,7 @@ class OneTimeTest(_Gate):
                 return (f"one moment's snapshot ({when.group(0)!r} … {reading.group(0).strip()!r}); "
                         "it will be stale by the next session")
         if memory.get("type") != TASK:
-            m = _from_word(self._measure, self._measure_word, prose)
+            m = _from_word(self._measure, self._measure_word, prose, folded)
             if m is not None:
                 return (f"a one-off reading ({m.group(0).strip()!r}); keep it only as a named baseline or with "
                         "the lasting limit it shows")
@@ -1063,11 +1065,12 @@ class ProvenanceTest(_Gate):
         self._instruction_recitals = tuple(r.lower() for r in o.instruction_recitals)
 
     def problem(self, content: str, memory: dict[str, Any], view: _text.View | None = None) -> str | None:
-        pointer = (self._pointer.search(content) or _SEE_ZH.search(content) or _SEE_EN.search(content)
+        folded = view.folded if view is not None else None
+        pointer = (self._pointer.search(content, folded) or _SEE_ZH.search(content) or _SEE_EN.search(content)
                    or _LOCATED.search(content))
         if pointer is None:
             return None
-        source = _PATHISH.search(content) or self._source.search(content)
+        source = _PATHISH.search(content) or self._source.search(content, folded)
         if source is None:
             return None
         # Explanations are judged on the prose, without the quoted names and paths.
