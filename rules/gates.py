@@ -720,7 +720,7 @@ class OneTimeTest(_Gate):
                     "it is written -- keep the cause, not the readout")
         # The keep markers (a reason, a rule, a limit) excuse every shape below;
         # they are looked for only once a shape is found (the scan is the costly part).
-        shape = self._shape(prose, memory, folded)
+        shape = self._shape(prose, memory, folded, view.has_digit if view is not None else True)
         if shape is None:
             return None
         rest = self._not_keep.mask(prose, folded)
@@ -821,8 +821,9 @@ class OneTimeTest(_Gate):
                        "under way ends it and the command tells it again -- keep what it means, not the reading",
                        path="/content")
 
-    def _shape(self, prose: str, memory: dict[str, Any], folded: str | None = None) -> str | None:
-        share = _SHARE.search(prose)
+    def _shape(self, prose: str, memory: dict[str, Any], folded: str | None = None,
+               has_digit: bool = True) -> str | None:
+        share = _SHARE.search(prose) if has_digit else None  # a share is digits
         if share and (m := self._progress.search(prose, folded)):
             return f"a progress figure ({share.group(0)!r}, {m.group(0)!r}); it goes stale at once"
         if memory.get("type") == TASK:
@@ -1065,9 +1066,11 @@ class ProvenanceTest(_Gate):
         self._instruction_recitals = tuple(r.lower() for r in o.instruction_recitals)
 
     def problem(self, content: str, memory: dict[str, Any], view: _text.View | None = None) -> str | None:
-        folded = view.folded if view is not None else None
-        pointer = (self._pointer.search(content, folded) or _SEE_ZH.search(content) or _SEE_EN.search(content)
-                   or _LOCATED.search(content))
+        folded = view.folded if view is not None else _text.fold(content)
+        # 见 and "see"/"cf." are literals of their patterns (which start with a look-behind, so the
+        # regex engine cannot skip ahead to them): a plain ``in`` first.
+        pointer = (self._pointer.search(content, folded) or ("见" in content and _SEE_ZH.search(content))
+                   or (("see" in folded or "cf." in folded) and _SEE_EN.search(content)) or _LOCATED.search(content))
         if pointer is None:
             return None
         source = _PATHISH.search(content) or self._source.search(content, folded)
