@@ -17,7 +17,6 @@ from typing import Any
 
 from memvet.batchfacts import file_text, paths
 from memvet.rules import _text
-from memvet.rules._wordmatch import _LETTERS_ONLY, TextFacts
 
 _STOP = frozenset(w.encode() for w in _text.STOPWORDS)
 
@@ -59,30 +58,39 @@ def user_evidence(ctx: Any, session: str | None) -> Evidence:
 _NOT_CJK = frozenset(map(chr, range(128))) | frozenset("，。、；：？！（）《》“”‘’「」【】…—·　")
 
 
+_LETTERS_ONLY = bytes(c if 97 <= c <= 122 else 32 for c in range(256))  # a-z kept, the rest a space
+
+
+def _letter_runs(lowered: str) -> list[bytes]:
+    """The maximal runs of ASCII letters of a lower-cased text ("replace" turns every other
+    character into "?", which becomes a space)."""
+    return lowered.encode("ascii", "replace").translate(_LETTERS_ONLY).split()
+
+
 def _written_keys(ctx: Any) -> tuple[frozenset[bytes], frozenset[str]]:
     def compute() -> tuple[frozenset[bytes], frozenset[str]]:
-        # Lower-cased like TextFacts' folded text (they differ only on rare Unicode letters).
+        # Lower-cased like the folded memory text (they differ only on rare Unicode letters).
         lowered = ctx.facts.written_text.lower()
-        words = lowered.encode("ascii", "replace").translate(_LETTERS_ONLY).split()
+        words = _letter_runs(lowered)
         return frozenset(words), frozenset(lowered) - _NOT_CJK
     return ctx.memo("memvet.sources:written-keys", compute)
 
 
-def may_restate(ctx: Any, facts: TextFacts, share: float) -> bool:
-    """A cheap screen before :func:`written_support`: could that much of the text be in the batch's writes?
+def may_restate(ctx: Any, folded: str, share: float) -> bool:
+    """A cheap bound before :func:`written_support`: could that much of the text be in the batch's writes?
 
-    Set intersections (in C) of the text's shared word runs and non-ASCII
-    characters with the same of the written text, built once per batch.
+    Set intersections (in C) of the word runs and non-ASCII characters of the
+    folded text with the same of the written text, built once per batch.
     With ``share`` below the real threshold it lets through every memory the
     full measure flags, in practice (word runs here, term stems there).
     """
     words, chars = _written_keys(ctx)
     if not words and not chars:
         return False
-    mine = facts.word_set
-    if facts.is_ascii:
+    mine = frozenset(_letter_runs(folded))
+    if folded.isascii():
         return bool(mine) and len(mine & words) >= share * len(mine)
-    own = frozenset(facts.folded) - _NOT_CJK
+    own = frozenset(folded) - _NOT_CJK
     total = len(mine) + len(own)
     return bool(total) and len(mine & words) + len(own & chars) >= share * total
 

@@ -18,10 +18,9 @@ helper is linear in the text.
 Speed: nothing here is cached across ``validate()`` calls by text (the
 benchmark re-validates the same documents; such a cache would flatter it).
 What several rules ask about one memory is computed once per call through
-:func:`view` (a :class:`View` kept in ``ctx.scratch``). :class:`Trigger`
-is the cheap early exit of a rule: one test that is false only when the
-rule's word list cannot match, so a clean memory costs a set lookup instead
-of a case-insensitive regex scan.
+:func:`view` (a :class:`View` kept in ``ctx.scratch``). Whether a rule's
+word list can match at all is its declaration's question (:mod:`memvet.needs`,
+answered by the text layer's one scan), not a test here.
 """
 
 from __future__ import annotations
@@ -30,7 +29,6 @@ import operator
 import re
 import unicodedata
 from functools import lru_cache
-from itertools import pairwise
 from typing import Any, Iterable
 
 from memvet.rules import lexicon
@@ -473,7 +471,7 @@ def compile_openers(words: Iterable[str]) -> re.Pattern[str] | None:
     return _compile_openers(tuple(words))
 
 
-# --- cheap early exits ------------------------------------------------------------------
+# --- folding and shared views ---------------------------------------------------------
 
 def fold(text: str) -> str:
     """``text`` lower-cased so that a case-sensitive search finds what ``re.IGNORECASE`` finds.
@@ -483,7 +481,7 @@ def fold(text: str) -> str:
     has the same length, and a character is a word character (``\\w``)
     exactly when its folded form is, so word boundaries stay where they
     were. (Checked for every code point against the characters of the
-    default word lists; :class:`Trigger` does not trust other characters.)
+    default word lists; :func:`foldable` tells the others.)
     """
     if text.isascii():
         return text.lower()
@@ -497,26 +495,21 @@ def fold(text: str) -> str:
     return text
 
 
-_WORD_RUN = re.compile(r"\w+")
 _DIGIT = re.compile(r"\d")
 
 
 class View:
     """What several rules ask about one text, computed at most once per ``validate()`` call.
 
-    ``folded``: :func:`fold` of the text; ``runs``: its maximal runs of word
-    characters (a CJK run counts, as for ``\\b``); ``pairs``: consecutive
-    runs; ``has_digit``: any Unicode digit; ``stripped``: the text without
-    its specifics. Get one through :func:`view`.
+    ``folded``: :func:`fold` of the text; ``has_digit``: any Unicode digit;
+    ``stripped``: the text without its specifics. Get one through :func:`view`.
     """
 
-    __slots__ = ("_digit", "_pairs", "_runs", "_stripped", "folded", "text")
+    __slots__ = ("_digit", "_stripped", "folded", "text")
 
     def __init__(self, text: str):
         self.text = text
         self.folded = fold(text)
-        self._runs: list[str] | None = None
-        self._pairs: frozenset[tuple[str, str]] | None = None
         self._digit: bool | None = None
         self._stripped: str | None = None
 
@@ -526,22 +519,6 @@ class View:
         if self._stripped is None:
             self._stripped = strip_specifics(self.text)
         return self._stripped
-
-    def _run_list(self) -> list[str]:
-        if self._runs is None:
-            self._runs = _WORD_RUN.findall(self.folded)
-        return self._runs
-
-    @property
-    def runs(self) -> list[str]:
-        return self._run_list()
-
-    @property
-    def pairs(self) -> frozenset[tuple[str, str]]:
-        if self._pairs is None:
-            runs = self._run_list()
-            self._pairs = frozenset(pairwise(runs))
-        return self._pairs
 
     @property
     def has_digit(self) -> bool:
@@ -567,7 +544,7 @@ def view(ctx: Any, text: str) -> View:
     return found
 
 
-#: Characters a :class:`Trigger` may fold: ASCII, CJK ideographs (no case) and
+#: Characters :func:`fold` may fold for a word list: ASCII, CJK ideographs (no case) and
 #: those of the default word lists, for which :func:`fold` was checked against
 #: ``re.IGNORECASE`` over every code point.
 _FOLD_CHECKED = frozenset("→：，、。；！？（）《》“”「」…·")
@@ -576,81 +553,6 @@ _FOLD_CHECKED = frozenset("→：，、。；！？（）《》“”「」…·
 def foldable(word: str) -> bool:
     """Can :func:`fold` stand in for ``re.IGNORECASE`` on this word list entry?"""
     return all(c.isascii() or c in _FOLD_CHECKED or _CJK_RUN.match(c) for c in word)
-
-
-class Trigger:
-    """A cheap test that is False only when a word list cannot match a text.
-
-    ``Trigger(words).hit(view(ctx, text))`` is True whenever
-    ``lexicon.compile_words(words).search(text)`` would find something
-    (it may also be True when that search finds nothing: it is a filter, a
-    rule still runs its real test afterwards). How:
-
-    * an entry that starts with a Latin word character matches on a word
-      boundary, so its first word is a whole word of the text: a set
-      lookup in ``view.runs`` (entries of several words: their first two
-      words in ``view.pairs``);
-    * any other entry (CJK, punctuation) is a substring: one combined,
-      case-sensitive pattern over the folded text, which keeps the regex
-      engine's literal prefilter.
-
-    ``derived=True`` is for rules that search a text derived from the
-    content by blanking parts out (``strip_specifics``): blanking can put a
-    word boundary inside a word, so every entry is searched as a substring
-    of the content, cut at its first space.
-    """
-
-    __slots__ = ("_always", "_pairs", "_pattern", "_runs")
-
-    def __init__(self, words: Iterable[str], *, derived: bool = False):
-        runs: set[str] = set()
-        pairs: set[tuple[str, str]] = set()
-        substrings: set[str] = set()
-        self._always = False
-        for raw in words:
-            word = raw.strip()
-            if not word:
-                continue
-            if not foldable(word):
-                self._always = True  # a character fold() is not checked for
-                continue
-            folded = fold(word)
-            bounded = re.match(r"\w", word) is not None and not lexicon.has_cjk(word)
-            if derived:
-                substrings.add(folded.split()[0])
-            elif bounded:
-                first = _WORD_RUN.findall(folded)
-                if len(first) == 1:
-                    runs.add(first[0])
-                else:
-                    pairs.add((first[0], first[1]))
-            else:
-                substrings.add(folded)
-        self._runs = frozenset(runs)
-        self._pairs = frozenset(pairs)
-        self._pattern = _literal_pattern(substrings)
-
-    def hit(self, v: View) -> bool:
-        if self._always:
-            return True
-        if self._runs and not self._runs.isdisjoint(v.runs):
-            return True
-        if self._pairs and not self._pairs.isdisjoint(v.pairs):
-            return True
-        return self._pattern is not None and self._pattern.search(v.folded) is not None
-
-
-def _literal_pattern(literals: Iterable[str]) -> re.Pattern[str] | None:
-    """One case-sensitive pattern that finds any of ``literals`` (a regex trie; existence only)."""
-    ordered = sorted(set(literals), key=len)
-    kept: list[str] = []
-    for lit in ordered:  # a literal that contains a shorter one adds nothing to "is any there?"
-        if not any(k in lit for k in kept):
-            kept.append(lit)
-    if not kept:
-        return None
-    # No kept literal is a prefix of another, so the longest-match trie is the plain one.
-    return re.compile(literal_trie(kept))
 
 
 class WordSearch:

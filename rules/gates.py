@@ -23,12 +23,14 @@ The gates are heuristics over word classes and sentence structure, never
 over particular sentences; all word lists are options. A memory whose value
 needs judgment beyond them is left for the optional LLM judge.
 
-Speed: most memories pass every gate, so each gate first asks
-:meth:`_Gate.may_fail` -- set intersections over the memory's shared
-:class:`~memvet.rules._wordmatch.TextFacts` (its words and characters, built
-once per call for all three gates; see :class:`~memvet.rules._wordmatch.WordFilter`)
-that are False only when no failure shape can be present -- and runs its real
-analysis (stripping, masking, case-insensitive word lists) only when that says yes.
+Declarations: each gate declares what it needs (``needs = Needs(...)``, see
+:mod:`memvet.needs`): a non-blank content and, for G001 and G002, the word
+lists one of which every failure shape needs (G001 also a commit hash). The
+engine calls ``check()`` only where that can be met; ``check()`` holds only
+the gate's question, its word lists searched through the shared
+:class:`~memvet.rules._text.WordSearch` (the lexicon's matches, found from
+the folded text's literals) and the content's shared
+:class:`~memvet.rules._text.View` (its stripped copy, digits).
 """
 
 from __future__ import annotations
@@ -36,9 +38,9 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
+from memvet.needs import Needs
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules import _sources, _text, lexicon
-from memvet.rules._wordmatch import TextFacts, WordFilter, text_facts
 from memvet.rules.method import NORMATIVE, NOT_NORMATIVE
 from memvet.rules import _changelog  # G001's change-log shapes
 
@@ -80,42 +82,34 @@ LASTING = [
 class _Gate(Rule):
     target = "memory"
     action = "drop"
-
-    #: Memory types the gate never judges (``types`` lets the engine skip them).
-    skip_types: tuple[str, ...] = ()
+    #: A memory without content holds nothing to judge (the T rules report the missing field);
+    #: the memory types a gate judges are its ``types`` (the engine dispatches on them).
+    needs = Needs(fields=("content",))
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         # A plain function, not a generator: a clean memory costs no generator.
         content = memory.get("content")
-        if not isinstance(content, str) or not content or content.isspace() or memory.get("type") in self.skip_types:
-            return ()
-        facts = text_facts(ctx, content)
-        if self.may_fail(facts.view, memory, facts):
-            problem = self.problem(content, memory, facts.view)
-            if problem and not self.excused(memory, ctx, facts.view):
-                return [Finding(problem, path="/content")]
+        if not isinstance(content, str):
+            return ()  # called directly, without the engine's declaration test
+        view = _text.view(ctx, content)
+        problem = self.problem(content, memory, view)
+        if problem and not self.excused(memory, ctx, view):
+            return [Finding(problem, path="/content")]
         # Then the memory against its batch: what the sources show, by role.
-        found = self.against_sources(content, memory, ctx, facts)
+        found = self.against_sources(content, memory, ctx, view)
         return [found] if found is not None else ()
 
     def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
-                        facts: TextFacts) -> Finding | None:
+                        view: _text.View) -> Finding | None:
         """A finding judged from the batch facts (what the sources show), or None.
 
-        ``facts`` are the content's shared :class:`TextFacts` (``facts.view`` its view).
+        ``view`` is the content's shared :class:`~memvet.rules._text.View`.
         """
         return None
 
     def excused(self, memory: dict[str, Any], ctx: Any, view: _text.View) -> bool:
         """The batch takes back a word-shape failure (the user said it in so many words)."""
         return False
-
-    def may_fail(self, view: _text.View, memory: dict[str, Any], facts: TextFacts | None = None) -> bool:
-        """False only when :meth:`problem` is sure to return None (a cheap early exit).
-
-        ``facts`` are the view's shared :class:`TextFacts` (made when not given).
-        """
-        return True
 
     def problem(self, content: str, memory: dict[str, Any], view: _text.View | None = None) -> str | None:
         """The failure message, or None. ``view`` is the content's shared view (made when not given)."""
@@ -124,6 +118,20 @@ class _Gate(Rule):
 
 def _compile(words: list[str]) -> re.Pattern[str] | None:
     return lexicon.compile_words(words)
+
+
+def _from_word(pattern: re.Pattern[str] | None, word: _text.WordSearch, text: str,
+               folded: str | None = None) -> re.Match[str] | None:
+    """``pattern.search(text)`` for a pattern that starts with a match of ``word``'s list.
+
+    Such a match starts where the list matches, so no earlier than the list's
+    first match (found from the folded literals; ``folded`` is ``fold(text)``
+    when the caller has it): the pattern is tried from there.
+    """
+    if pattern is None:
+        return None
+    first = word.search(text, folded)
+    return pattern.search(text, first.start()) if first is not None else None
 
 
 # --- G001 ---------------------------------------------------------------------------
@@ -260,8 +268,13 @@ class StrippingTest(_Gate):
 
     code = "G001"
     name = "stripping-test"
-    skip_types = (TASK, METHOD)
+    #: ``work_task`` (follow-up work) and ``work_method`` (the M rules) are not judged.
     types = frozenset({FACT, ARTIFACT})
+    # Every failure needs a word of one of these lists (a change verb, a work-list header, a
+    # narration, a failed try) or a commit hash it cites.
+    needs = Needs(fields=("content",), words=("change_verbs", "work_lists", "narration_openers", "narration_phrases",
+                                              "clause_openers", "attempt_failed"),
+                  forms=(_changelog.COMMIT_HASH.pattern,))
 
     class Options(RuleOptions):
         change_verbs: list[str] = [
@@ -353,14 +366,13 @@ class StrippingTest(_Gate):
         super().__init__(options)
         o = self.options
         self._openers = _text.compile_openers(o.narration_openers)
-        self._narration = _compile(o.narration_phrases)
+        self._narration = _text.WordSearch(o.narration_phrases)
         clause = "|".join(map(re.escape, sorted(o.clause_openers, key=len, reverse=True)))
         self._clause_opener = re.compile(rf"[，；]\s*(?:{clause})") if clause else None
-        # "no narration word anywhere" as set lookups in the content's shared facts.
-        self._may_narrate = WordFilter(o.narration_openers + o.narration_phrases + o.clause_openers)
         self._narration_keep = _text.WordSearch(o.narration_keep + o.purposes)
         self._creation = frozenset(w.lower() for w in o.artifact_creation)
         self._change = _compile(o.change_verbs)
+        self._change_word = _text.WordSearch(o.change_verbs)  # the first change verb, found from literals
         self._keep = _text.WordSearch(o.keep_markers + o.purposes)
         self._not_keep = _text.WordSearch(o.not_keep + o.attributive)
         self._descriptive = _changelog.descriptive_pattern(o.descriptive_before)
@@ -368,26 +380,20 @@ class StrippingTest(_Gate):
         # The try, then in the same sentence its failure: "the attempted renames failed", 重命名失败.
         self._attempt = (re.compile(rf"(?:{tries.pattern})[^.;:!?。；：！？\n]{{0,40}}?(?:{fails.pattern})", re.IGNORECASE)
                          if tries is not None and fails is not None else None)
-        self._may_attempt = WordFilter(o.attempt_failed)
+        self._attempt_try = _text.WordSearch(o.attempts)
         self._attempt_keep = _text.WordSearch(NORMATIVE + FUTURE_USE + DECISIONS)
         headers = _compile(o.work_lists)
         self._list_header = re.compile(rf"(?:{headers.pattern})\s*[:：]", re.IGNORECASE) if headers is not None else None
-        self._may_list = WordFilter(o.work_lists)
+        self._list_word = _text.WordSearch(o.work_lists)
         self._fixed_object = _changelog.fixed_object_pattern(
             o.fix_verbs, [p for p in PROBLEMS if p not in o.fix_verbs and p not in ("修复", "fix")])
-        # The change verb is searched in the stripped text: "derived", not bounded.
-        self._may_change = WordFilter(o.change_verbs, bounded=False)
-
-    def may_fail(self, view: _text.View, memory: dict[str, Any], facts: TextFacts | None = None) -> bool:
-        facts = facts or TextFacts(view)
-        return self._may_change.may_match(facts) or self._may_list.may_match(facts)
 
     def problem(self, content: str, memory: dict[str, Any], view: _text.View | None = None) -> str | None:
         stripped = (view or _text.View(content)).stripped  # shared with G003
         change = self._change_made(stripped)
         if change is None:
             # "Step 1 deliverables: …", 新增文件：…: a list of what the work produced, no verb needed.
-            change = self._list_header.search(content) if self._list_header is not None else None
+            change = _from_word(self._list_header, self._list_word, content)
             if change is None:
                 return None
         if self._keep.search(self._not_keep.mask(stripped)):
@@ -396,19 +402,15 @@ class StrippingTest(_Gate):
                 "guides a later action; git history already holds it (keep it only with its reason or lesson)")
 
     def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
-                        facts: TextFacts) -> Finding | None:
-        view = facts.view
-        if self._attempt is not None and self._may_attempt.may_match(facts):
-            found = self._failed_attempt(content, memory, ctx)
-            if found is not None:
-                return found
-        commit = _changelog.cited_commit(ctx, content) if view.has_digit else None
-        if (commit is None and not self._may_narrate.may_match(facts)) or ctx.is_dropped(
-                ctx.scene_index, ctx.memory_index):
-            return None  # the common case: nothing in the batch shows work being done
+                        view: _text.View) -> Finding | None:
+        found = self._failed_attempt(content, memory, ctx)
+        if found is not None:
+            return found
         # A commit this batch shows being made, cited by its hash, is a commit record.
-        narration = self._narrated(content) or commit
-        if narration is None or not _sources.shows_edits(ctx, memory):
+        narration = self._narrated(content) or (_changelog.cited_commit(ctx, content) if view.has_digit else None)
+        if narration is None or ctx.is_dropped(ctx.scene_index, ctx.memory_index):
+            return None  # the common case: it narrates nothing
+        if not _sources.shows_edits(ctx, memory):
             return None
         if (memory.get("type") == ARTIFACT and narration.lower() in self._creation
                 and (memory.get("metadata") or {}).get("artifact_type") != "commit"):
@@ -441,7 +443,7 @@ class StrippingTest(_Gate):
         keeps it; a user among the sources may have stated it as a pitfall
         (then it is only a low-confidence finding).
         """
-        m = self._attempt.search(content)
+        m = _from_word(self._attempt, self._attempt_try, content)
         if m is None or ctx.is_dropped(ctx.scene_index, ctx.memory_index):
             return None
         sources = ctx.sources(memory)
@@ -454,9 +456,10 @@ class StrippingTest(_Gate):
 
     def _change_made(self, stripped: str) -> re.Match[str] | None:
         """The first change verb that tells a change made, not how code works ("is added via")."""
-        if self._change is None:
+        first = self._change_word.search(stripped)
+        if first is None or self._change is None:
             return None
-        for change in self._change.finditer(stripped):
+        for change in self._change.finditer(stripped, first.start()):  # no match starts before the first
             before = stripped[max(0, change.start() - 12):change.start()]
             if self._descriptive is None or self._descriptive.search(before) is None:
                 return change
@@ -490,6 +493,14 @@ def _has_number(text: str, number: str) -> bool:
             return True
         start = text.find(number, start + 1)
     return False
+
+
+def _unquoted(text: str, words: _text.WordSearch) -> str:
+    """``text`` with its quoted spans blanked (what code prints, not the memory's words); ``text``
+    itself when ``words`` has no match in it (blanking makes none)."""
+    if words.search(text) is None:
+        return text
+    return _QUOTED.sub(lambda q: " " * len(q.group(0)), text)
 
 
 def _without_dates(text: str) -> str:
@@ -606,6 +617,11 @@ class OneTimeTest(_Gate):
 
     code = "G002"
     name = "one-time-test"
+    # Every shape needs a word of one of these lists: a time marker, a progress, state or
+    # measurement word, a stage's completion, an all-clear state, a "not yet", a reading's unit.
+    needs = Needs(fields=("content",), words=("point_in_time", "as_it_stands", "progress", "state_words",
+                                              "measurements", "completion", "verdict_states", "not_yet",
+                                              "reading_before", "reading_after"))
 
     class Options(RuleOptions):
         #: Markers of one moment: with any number or outcome they make a snapshot.
@@ -671,112 +687,64 @@ class OneTimeTest(_Gate):
             (rf"(?<![\w.])~?(\d+(?:\.\d+)?)\s?(?:[A-Za-z0-9]+\s)?(?:{after})(?![A-Za-z])" if after else r"(?!x)x"),
             re.IGNORECASE)
         self._running = _compile(o.running)
-        self._may_read_output = WordFilter(o.reading_before + o.reading_after)
-        self._when = _compile(o.point_in_time)
-        self._stands = _compile(o.as_it_stands)
-        self._outcome = _compile(o.outcomes)
-        self._progress = _compile(o.progress)
-        self._state = _compile(o.state_words)
+        self._when = _text.WordSearch(o.point_in_time)
+        self._stands = _text.WordSearch(o.as_it_stands)
+        self._outcome = _text.WordSearch(o.outcomes)
+        self._progress = _text.WordSearch(o.progress)
+        self._state = _text.WordSearch(o.state_words)
         self._keep = _text.WordSearch(o.keep_markers)
         self._not_keep = _text.WordSearch(o.not_keep)
         measure = _compile(o.measurements)
         self._measure = (re.compile(rf"(?:{measure.pattern})[^\d\n。；;]{{0,12}}\d", re.IGNORECASE)
                          if measure is not None else None)
-        self._may_when = _text.Trigger(o.point_in_time + o.as_it_stands)
-        self._may_progress = _text.Trigger(o.progress)
-        # A reading is a measurement word with a digit at most 12 characters on:
-        # Latin words as whole words (plus some digit), the others with the gap.
-        latin = [w for w in o.measurements if re.match(r"\w", w.strip()) and not lexicon.has_cjk(w)]
-        free = sorted({_text.fold(w.strip()) for w in o.measurements if w.strip() and w not in latin},
-                      key=lambda w: (-len(w), w))
-        self._may_measure = _text.Trigger(latin)
-        self._read_always = not all(map(_text.foldable, free))  # fold() unchecked: always judge fully
-        self._may_read = (re.compile("(?:" + "|".join(map(re.escape, free)) + r")[^\d\n。；;]{0,12}\d")
-                          if free else None)
-        self._may_state = _text.Trigger(o.state_words)
-        # All the word triggers above as one (a hit of any is a hit of this one): a
-        # clean memory costs one trigger and the reading pattern instead of five.
-        # Every shape needs an entry of one of the lists above (or a free
-        # measurement word with its digit): one literal scan of the folded text
-        # rules them all out for a clean memory, before any word runs are made.
-        self._may_any = WordFilter(o.point_in_time + o.as_it_stands + o.progress + o.state_words + latin)
-        # The free measurement words as substrings: the reading pattern needs one.
-        self._may_read_word = WordFilter(free, bounded=False) if free else None
-        self._not_yet = _compile(o.not_yet)
-        self._may_not_yet = WordFilter(o.not_yet)
+        self._measure_word = _text.WordSearch(o.measurements)
+        self._not_yet = _text.WordSearch(o.not_yet)
         stage, done = _compile(o.stages), _compile(o.completion)
         # "Phase 1 (of the E2E setup) is complete", 第一阶段已完成: the stage, then in the same
         # clause (at most 40 characters on) the completion words.
         self._stage_done = (re.compile(rf"(?:{stage.pattern})[^,.;:!?，。；：！？\n]{{0,40}}?(?:{done.pattern})",
                                        re.IGNORECASE)
                             if stage is not None and done is not None else None)
-        self._may_stage_done = WordFilter(o.completion)
+        self._stage_word = _text.WordSearch(o.stages)
         degree, state = _compile(o.verdict_degree), _compile(o.verdict_states)
         self._verdict = (re.compile(rf"(?:{degree.pattern})\s?(?:[\w]+[\s-])?(?:{state.pattern})", re.IGNORECASE)
                          if degree is not None and state is not None else None)
-        self._may_verdict = WordFilter(o.verdict_states)
-
-    def may_fail(self, view: _text.View, memory: dict[str, Any], facts: TextFacts | None = None) -> bool:
-        text = view.text
-        if "```" in text or "~~~" in text:
-            return True  # fenced blocks: the prose is not the content; judge it fully
-        facts = facts or TextFacts(view)
-        if memory.get("type") in (FACT, ARTIFACT) and self._may_stage_done.may_match(facts):
-            return True  # a stage told as finished (the pattern is tried in _shape)
-        if not self._read_always and not self._may_any.may_match(facts) and (
-                self._may_read is None or not self._may_read_word.may_match(facts)
-                or self._may_read.search(view.folded) is None):
-            return False  # no trigger below can hit
-        # Without fences the prose is the content. Each failure needs one of:
-        if self._may_when.hit(view):  # a time marker (snapshots)
-            return True
-        if view.has_digit and (self._may_progress.hit(view)  # a share (digits) + a progress word
-                               or (memory.get("type") != TASK and self._may_be_reading(view))):
-            return True
-        # a state word + raw output, which takes at least three lines
-        return self._may_state.hit(view) and len(text.splitlines()) >= 3
-
-    def _may_be_reading(self, view: _text.View) -> bool:
-        return (self._read_always or self._may_measure.hit(view)
-                or (self._may_read is not None and self._may_read.search(view.folded) is not None))
+        self._verdict_word = _text.WordSearch(o.verdict_degree)
 
     def problem(self, content: str, memory: dict[str, Any], view: _text.View | None = None) -> str | None:
         prose = _prose(content)
-        if self._state is not None and (m := self._state.search(prose)) and _dump_share(content) >= 0.5:
+        # Without fences the prose is the content, whose folded copy the view has.
+        folded = view.folded if view is not None and prose is content else _text.fold(prose)
+        if (m := self._state.search(prose, folded)) and _dump_share(content) >= 0.5:
             return (f"a point-in-time state dump ({m.group(0)!r} followed by raw output); it is stale as soon as "
                     "it is written -- keep the cause, not the readout")
         # The keep markers (a reason, a rule, a limit) excuse every shape below;
         # they are looked for only once a shape is found (the scan is the costly part).
-        shape = self._shape(prose, memory)
+        shape = self._shape(prose, memory, folded, view.has_digit if view is not None else True)
         if shape is None:
             return None
-        # Without fences the prose is the content, whose folded copy the view has.
-        folded = view.folded if view is not None and prose is content else None
         rest = self._not_keep.mask(prose, folded)
         if self._keep.search(rest, folded if rest is prose else None):
             return None
         return shape
 
     def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
-                        facts: TextFacts) -> Finding | None:
-        view = facts.view
+                        view: _text.View) -> Finding | None:
         if memory.get("type") == TASK:
             return None
-        if self._verdict is not None and memory.get("type") in (FACT, ARTIFACT) and self._may_verdict.may_match(facts):
+        if memory.get("type") in (FACT, ARTIFACT):
             found = self._verdict_of_one_check(content, memory, ctx)
             if found is not None:
                 return found
-        if self._not_yet is not None and self._may_not_yet.may_match(facts):
-            found = self._state_read_before_the_work(content, memory, ctx)
-            if found is not None:
-                return found
+        found = self._state_read_before_the_work(content, memory, ctx)
+        if found is not None:
+            return found
         if not view.has_digit:
             return None
         printed = _sources.agent_numbers(ctx)
         if not printed or printed.isdisjoint(_sources.numbers(content)):
             return None  # the common case: none of its figures was printed by a tool or the assistant
-        if not self._may_read_output.may_match(facts) or ctx.is_dropped(
-                ctx.scene_index, ctx.memory_index):
+        if ctx.is_dropped(ctx.scene_index, ctx.memory_index):
             return None
         readings = [(m.group(0).strip(), m.group(1) or m.group(2), m.group(2) is not None)
                     for m in self._reading_of_output.finditer(content)]
@@ -813,7 +781,7 @@ class OneTimeTest(_Gate):
         The next edit can undo it and a rerun of the check tells it again. A
         cited user who states it, or a reason of the memory's own, keeps it.
         """
-        marker = self._verdict.search(_QUOTED.sub(lambda q: " " * len(q.group(0)), content))
+        marker = _from_word(self._verdict, self._verdict_word, _unquoted(content, self._verdict_word))
         if marker is None or ctx.is_dropped(ctx.scene_index, ctx.memory_index):
             return None
         sources = ctx.sources(memory)
@@ -836,7 +804,7 @@ class OneTimeTest(_Gate):
         A cited user who states it, or a reason of the memory's own, keeps it.
         """
         # Not inside a quote: "signalProcessingDAG not yet implemented" is a message the code prints.
-        marker = self._not_yet.search(_QUOTED.sub(lambda q: " " * len(q.group(0)), content))
+        marker = self._not_yet.search(_unquoted(content, self._not_yet))
         if marker is None or ctx.is_dropped(ctx.scene_index, ctx.memory_index):
             return None
         sources = ctx.sources(memory)
@@ -853,30 +821,30 @@ class OneTimeTest(_Gate):
                        "under way ends it and the command tells it again -- keep what it means, not the reading",
                        path="/content")
 
-    def _shape(self, prose: str, memory: dict[str, Any]) -> str | None:
-        share = _SHARE.search(prose)
-        if share and self._progress is not None and (m := self._progress.search(prose)):
+    def _shape(self, prose: str, memory: dict[str, Any], folded: str | None = None,
+               has_digit: bool = True) -> str | None:
+        share = _SHARE.search(prose) if has_digit else None  # a share is digits
+        if share and (m := self._progress.search(prose, folded)):
             return f"a progress figure ({share.group(0)!r}, {m.group(0)!r}); it goes stale at once"
         if memory.get("type") == TASK:
             # Follow-up work carries its state and next steps ("so far 3 tests fail; fix
             # them next"): only a progress figure makes a task a snapshot.
             return None
-        if (self._stage_done is not None and memory.get("type") in (FACT, ARTIFACT)
-                and (m := self._stage_done.search(prose))):  # a method may say when a step counts as done
+        if memory.get("type") in (FACT, ARTIFACT) and (m := _from_word(self._stage_done, self._stage_word, prose, folded)):  # a method may say when a step counts as done
             return (f"a progress status ({m.group(0).strip()!r}): which stage is finished is today's state of "
                     "the work -- keep what the stage taught or left to do, not that it is done")
-        when = self._when.search(prose) if self._when is not None else None
-        stands = self._stands.search(prose) if self._stands is not None else None
+        when = self._when.search(prose, folded)
+        stands = self._stands.search(prose, folded)
         if when is not None or stands is not None:
-            reading = _READING.search(prose) or (self._outcome.search(prose) if self._outcome else None)
+            reading = _READING.search(prose) or self._outcome.search(prose, folded)
             if reading is None and when is not None and memory.get("type") != TASK:
                 reading = _ANY_NUMBER.search(_without_dates(_text.mask_code(prose)))
             when = when or stands
             if reading is not None:
                 return (f"one moment's snapshot ({when.group(0)!r} … {reading.group(0).strip()!r}); "
                         "it will be stale by the next session")
-        if memory.get("type") != TASK and self._measure is not None:
-            m = self._measure.search(prose)
+        if memory.get("type") != TASK:
+            m = _from_word(self._measure, self._measure_word, prose, folded)
             if m is not None:
                 return (f"a one-off reading ({m.group(0).strip()!r}); keep it only as a named baseline or with "
                         "the lasting limit it shows")
@@ -898,19 +866,6 @@ _LOCATED = re.compile(
     r"|\b(?:is|are|lives?|sits?|kept|stored)\s+(?:in|under|at)\s+`?"
     r"(?:[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+|[A-Za-z0-9_-]+\.[a-z]{1,5})\b",
     re.IGNORECASE)
-
-
-# What _SEE_ZH, _SEE_EN and _LOCATED need, over the text's shared TextFacts. _SEE_EN's
-# "see"/"cf." and _LOCATED's English verb and preposition stand between non-letters
-# (a word boundary, punctuation or whitespace): whole ASCII letter runs of the folded
-# text (fold() lower-cases like re.IGNORECASE). 见 and 在/于 are substrings of it.
-_POINTER_WORDS = ("见", "see", "cf.")
-_LOCATED_VERBS = frozenset(("is", "are", "live", "lives", "sit", "sits", "kept", "stored"))
-_LOCATED_VERB_RUNS = frozenset(verb.encode() for verb in _LOCATED_VERBS)
-_LOCATED_PREP_RUNS = frozenset((b"in", b"under", b"at"))
-# Only whitespace between them: consecutive runs.
-_LOCATED_RUN_PAIRS = frozenset((verb, prep) for verb in _LOCATED_VERB_RUNS for prep in _LOCATED_PREP_RUNS)
-_LOCATED_ZH_HINT = re.compile(r"[在于]\s?`?[a-z0-9_.-]")
 
 
 class ProvenanceTest(_Gate):
@@ -1027,8 +982,9 @@ class ProvenanceTest(_Gate):
 
     code = "G003"
     name = "provenance-test"
-    skip_types = (TASK,)
+    #: A ``work_task`` is follow-up work, never a bare pointer.
     types = frozenset({FACT, METHOD, ARTIFACT})
+    # No word list: a restatement of the batch needs no particular word (the default needs).
 
     class Options(RuleOptions):
         pointer_phrases: list[str] = [
@@ -1102,38 +1058,22 @@ class ProvenanceTest(_Gate):
         o = self.options
         self._reason = _text.WordSearch(o.restated_keep)
         self._pitfall = _text.WordSearch(o.restated_pitfall)
-        self._pointer = _compile(o.pointer_phrases)
-        self._source = _compile(o.source_words)
+        self._pointer = _text.WordSearch(o.pointer_phrases)
+        self._source = _text.WordSearch(o.source_words)
         self._explain = _text.WordSearch(o.explanation_markers)
         self._not_explain = _text.WordSearch(o.not_explanation)
-        # The same question as set lookups in the shared text facts ("see" and
-        # "cf." stand alone as _SEE_EN needs them: bounded entries).
-        self._may_point_any = WordFilter([*o.pointer_phrases, *_POINTER_WORDS])
         self._instruction_files = frozenset(name.lower() for name in o.instruction_files)
         self._instruction_recitals = tuple(r.lower() for r in o.instruction_recitals)
 
-    def may_fail(self, view: _text.View, memory: dict[str, Any], facts: TextFacts | None = None) -> bool:
-        # Every failure needs a pointer: a phrase, 见, "see"/"cf.", or a location.
-        facts = facts or TextFacts(view)
-        if self._may_point_any.may_match(facts):
-            return True
-        folded = facts.folded
-        if not facts.is_ascii and ("在" in folded or "于" in folded) and _LOCATED_ZH_HINT.search(folded) is not None:
-            return True
-        # _LOCATED's English verb and preposition are whole words with only
-        # whitespace between them: consecutive ASCII letter runs of the text.
-        word_set = facts.word_set
-        if _LOCATED_VERB_RUNS.isdisjoint(word_set) or _LOCATED_PREP_RUNS.isdisjoint(word_set):
-            return False
-        words = facts.words
-        return not _LOCATED_RUN_PAIRS.isdisjoint(zip(words, words[1:]))
-
     def problem(self, content: str, memory: dict[str, Any], view: _text.View | None = None) -> str | None:
-        pointer = ((self._pointer.search(content) if self._pointer is not None else None)
-                   or _SEE_ZH.search(content) or _SEE_EN.search(content) or _LOCATED.search(content))
+        folded = view.folded if view is not None else _text.fold(content)
+        # 见 and "see"/"cf." are literals of their patterns (which start with a look-behind, so the
+        # regex engine cannot skip ahead to them): a plain ``in`` first.
+        pointer = (self._pointer.search(content, folded) or ("见" in content and _SEE_ZH.search(content))
+                   or (("see" in folded or "cf." in folded) and _SEE_EN.search(content)) or _LOCATED.search(content))
         if pointer is None:
             return None
-        source = _PATHISH.search(content) or (self._source.search(content) if self._source is not None else None)
+        source = _PATHISH.search(content) or self._source.search(content, folded)
         if source is None:
             return None
         # Explanations are judged on the prose, without the quoted names and paths.
@@ -1152,8 +1092,7 @@ class ProvenanceTest(_Gate):
         return _sources.stated_support(ctx, memory, view.stripped) >= self.options.user_stated_share
 
     def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
-                        facts: TextFacts) -> Finding | None:
-        view = facts.view
+                        view: _text.View) -> Finding | None:
         if ctx.is_dropped(ctx.scene_index, ctx.memory_index) or not _sources.cites_agent(ctx, memory):
             # Already gone (an injected instruction, a secret dump: one fault, one code), or drawn
             # from what users said only: theirs, not a restatement.
@@ -1162,14 +1101,13 @@ class ProvenanceTest(_Gate):
         named = _sources.paths(content) if "/" in content or "." in content else ()  # no path without either
         return (self._restates_instructions(content, memory, ctx, view)
                 or (self._lists_files(content, named, ctx, view) if named else None)
-                or self._restates_the_batch(content, memory, ctx, facts)
+                or self._restates_the_batch(content, memory, ctx, view)
                 or (self._restates_a_report(content, named, memory, ctx, view) if named else None))
 
-    def _restates_the_batch(self, content: str, memory: dict[str, Any], ctx: Any, facts: TextFacts) -> Finding | None:
+    def _restates_the_batch(self, content: str, memory: dict[str, Any], ctx: Any, view: _text.View) -> Finding | None:
         """Most of the memory is text that the batch's tool output and file writes hold."""
-        view = facts.view
         o = self.options
-        if not _sources.may_restate(ctx, facts, o.restated_share_unsure - 0.15):
+        if not _sources.may_restate(ctx, view.folded, o.restated_share_unsure - 0.15):
             return None  # the common case: most of its words are nowhere in the batch's writes
         share = _sources.written_support(ctx, content)
         if share < o.restated_share_unsure:
