@@ -684,7 +684,9 @@ class OneTimeTest(_Gate):
         after = "|".join(re.escape(w) for w in sorted(o.reading_after, key=len, reverse=True))
         self._reading_of_output = re.compile(
             (rf"(?:{before})\s*[:=#]?\s*~?(\d{{2,}})(?!\d|\.\d)" if before else r"(?!x)x") + "|" +
-            (rf"(?<![\w.])~?(\d+(?:\.\d+)?)\s?(?:[A-Za-z0-9]+\s)?(?:{after})(?![A-Za-z])" if after else r"(?!x)x"),
+            # Possessive runs: no entry of reading_after starts with a digit, so giving digits
+            # back never finds a match, and backtracking over a long run of digits is quadratic.
+            (rf"(?<![\w.])~?(\d++(?:\.\d++)?)\s?(?:[A-Za-z0-9]++\s)?(?:{after})(?![A-Za-z])" if after else r"(?!x)x"),
             re.IGNORECASE)
         self._running = _compile(o.running)
         self._when = _text.WordSearch(o.point_in_time)
