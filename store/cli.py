@@ -204,13 +204,13 @@ def run(args: argparse.Namespace) -> int:
         if action == "review":
             if args.review_action == "confirm":
                 m = store.confirm(args.id, by=args.by)
-                return _emit(args, m, f"{m['id']}: {m['status']} (confirmed by {args.by})")
+                return _emit(args, m, f"{m['id']}: {m['status']} (confirmed by {store.redacted(args.by)})")
             if args.review_action == "invalidate":
                 m = store.invalidate(args.id, reason=args.reason, by=args.by)
                 return _emit(args, m, f"{m['id']}: invalid ({m['reason']})")  # as stored: redacted
             if args.review_action == "restore":
                 m = store.restore(args.id, by=args.by)
-                return _emit(args, m, f"{m['id']}: {m['status']} (restored by {args.by})")
+                return _emit(args, m, f"{m['id']}: {m['status']} (restored by {store.redacted(args.by)})")
             items = store.review()
             return _emit(args, items, _memories_text(items, empty="nothing waits for review"))
         if action == "expire":

@@ -283,6 +283,8 @@ class Store:
             kinds = (kind,)
         if kinds == ("task_state",) and task_id is None:
             return []
+        if task_id is not None:  # stored redacted (write, commit): a token typed as the id finds its task
+            task_id = _redacted(task_id, self.config)
         terms = None
         if query:
             terms = query_terms(query)
@@ -362,6 +364,7 @@ class Store:
         """
         if not by.strip():
             raise StoreError("confirm needs the name of the person (--by)", field="by")
+        by = _redacted(by, self.config)  # the name is stored (confirmed_by, the log): no secret through it
         b = self.backend
         with b.transaction() as c:
             m = self._must_get(c, memory_id)
@@ -388,6 +391,7 @@ class Store:
         if not reason.strip():
             raise StoreError("invalidate needs a reason (--reason)", field="reason")
         reason = _redacted(reason, self.config)
+        by = None if by is None else _redacted(by, self.config)
         b = self.backend
         with b.transaction() as c:
             m = self._must_get(c, memory_id)
@@ -411,6 +415,7 @@ class Store:
         """
         if not by.strip():
             raise StoreError("restore needs the name of the person (--by)", field="by")
+        by = _redacted(by, self.config)
         b = self.backend
         with b.transaction() as c:
             m = self._must_get(c, memory_id)
