@@ -326,8 +326,11 @@ _PROVIDER_DETECTORS = (
     Detector("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}"), accept=_token, needles=('AIza',)),
     Detector("aws-access-key", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|AIPA)[0-9A-Z]{16}\b"), accept=_token,
              needles=('AKIA', 'ASIA', 'AGPA', 'AIDA', 'AROA', 'ANPA', 'AIPA')),
+    # The name as a variable (aws_secret_access_key =) or in prose ("the AWS secret key is …",
+    # "secret access key: …", "AWS 密钥 …"), then the 40 characters AWS gives every secret key.
     Detector("aws-secret-key", re.compile(
-        r"(?i:aws_?secret_?(?:access_?)?key)[\"']?\s{0,3}[=:]\s{0,3}[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"),
+        r"(?i:aws[ _-]?secret(?:[ _-]?access)?[ _-]?key|secret[ _-]?access[ _-]?key)[\"']?\s{0,3}"
+        r"(?:[=:：]|\bis\b|是|为)?\s{0,3}[\"'`]?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"),
         group=1, accept=_token, needles=("secret",), lower=True),
     Detector("aliyun-access-key", re.compile(r"\bLTAI[A-Za-z0-9]{12,30}\b"), accept=_random, needles=('LTAI',)),
     Detector("tencent-secret-id", re.compile(r"\bAKID[A-Za-z0-9]{13,40}\b"), accept=_random, needles=('AKID',)),
@@ -364,8 +367,10 @@ def _assignment_detector(keywords: tuple[str, ...]) -> tuple[Detector, ...]:
     out = []
     if latin:
         out.append(Detector("password", re.compile(
-            r"(?i:" + "|".join(sorted(latin, key=len, reverse=True)) + r")[A-Za-z0-9_-]{0,30}[\"']?"
-            r"\s{0,3}(?:[:=：]|\bis\b)\s{0,3}" + value), group=1, accept=_random,
+            # "secret key is …", "token 是 …": the keyword may take one noun after a space, and a
+            # Latin keyword in Chinese prose takes 是 / 为.
+            r"(?i:" + "|".join(sorted(latin, key=len, reverse=True)) + r")(?i: key| token)?[A-Za-z0-9_-]{0,30}[\"']?"
+            r"\s{0,3}(?:[:=：]|\bis\b|是|为)\s{0,3}" + value), group=1, accept=_random,
             needles=tuple(k.lower() for k in keywords if not lexicon.has_cjk(k)), lower=True))
     if cjk:
         out.append(Detector("password", re.compile(
@@ -440,13 +445,15 @@ class Secret(_Redacting):
         * provider keys and tokens by their format: OpenAI-style ``sk-…``,
           Anthropic ``sk-ant-…``, Stripe ``sk_live_…``, GitHub ``ghp_…`` /
           ``github_pat_…``, GitLab, Slack ``xox…`` and webhooks, Google
-          ``AIza…``, AWS ``AKIA…`` and secret keys, Aliyun, Tencent, npm,
+          ``AIza…``, AWS ``AKIA…`` and secret keys (named as a variable or
+          in prose: "the AWS secret access key is …"), Aliyun, Tencent, npm,
           Hugging Face, SendGrid;
         * JWTs, ``Bearer`` tokens, basic-auth headers, private key blocks;
         * passwords in URLs and connection strings, tokens in query strings;
-        * ``keywords`` (password, token, api_key, 密码, 密钥...) followed by
-          a separator and a value that looks generated (mixed letters and
-          digits).
+        * ``keywords`` (password, token, api_key, 密码, 密钥...), perhaps
+          with one noun after them ("secret key"), followed by a separator
+          (``=``, ``:``, "is", 是, 为) and a value that looks generated
+          (mixed letters and digits).
 
         Each value becomes ``[REDACTED:<kind>]`` and is registered so the
         report never shows it. Placeholders are left alone: ``<password>``,
