@@ -7,7 +7,7 @@ be regenerated on purpose:
     MEMVET_UPDATE_FINGERPRINTS=1 pytest -q tests/engine/test_fingerprints.py
 
 Inputs: the bundled examples, the real-answer corpora (../shared/corpus/real,
-tests/data/real, tests/data/tune) against their batch contexts, every item of
+tests/data/real, tests/data/tune, tests/data/check) against their batch contexts, every item of
 the labelled dev corpus, and generated benchmark answers (valid and faulty).
 Each report is `memvet check --format json` as the CLI prints it, with the
 built-in defaults (config={}), so a config file nearby changes nothing.
@@ -34,7 +34,8 @@ def _answer_sets():
     """(name, raw answer, context) of every real answer with its batch."""
     roots = [(SHARED / "real", SHARED / "transcripts"),
              (REPO / "tests" / "data" / "real", REPO / "tests" / "data" / "real" / "transcripts"),
-             (REPO / "tests" / "data" / "tune", REPO / "tests" / "data" / "tune" / "transcripts")]
+             (REPO / "tests" / "data" / "tune", REPO / "tests" / "data" / "tune" / "transcripts"),
+             (REPO / "tests" / "data" / "check", REPO / "tests" / "data" / "check" / "transcripts")]
     for root, contexts in roots:
         for answer in sorted((root / "answers").glob("*/*.txt")):
             batch = answer.name.split(".")[0]
