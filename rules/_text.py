@@ -25,6 +25,7 @@ answered by the text layer's one scan), not a test here.
 
 from __future__ import annotations
 
+import math
 import operator
 import re
 import unicodedata
@@ -364,6 +365,71 @@ def support_in(claim: str, sources: list[SourceText], *, ignore: re.Pattern[str]
     # NFKC may turn a non-CJK character into one ("⼀" -> "一"): ask the claim itself.
     latin_only = not has_cjk(claim)
     return term_ratio if latin_only else (2 * term_ratio + char_ratio) / 3
+
+
+class SupportIndex:
+    """Which of many source texts may give a claim a :func:`support_in` of at least ``s``.
+
+    Asking every source in turn costs each claim a pass over every source
+    (a substring test per term), so a claim against the whole batch is
+    quadratic in its size. The index answers with prefix filtering instead:
+    a source's support is at most ``(2t+1)/3`` (``t`` the share of the
+    claim's terms it holds), so reaching ``s`` needs ``t >= (3s-1)/2``, and
+    such a source holds at least one of the claim's ``T - ceil(t*T) + 1``
+    terms that the fewest sources hold. Only the sources holding one of
+    them are returned; :func:`support_in` then scores them as before, so a
+    caller gets the same best source, in the same order. Each source's
+    terms are what :func:`support_in` looks for: CJK bigrams of its runs,
+    its lone CJK characters and its Latin stems.
+    """
+
+    __slots__ = ("_postings", "sources")
+
+    def __init__(self, sources: list[SourceText]):
+        self.sources = sources
+        postings: dict[str, list[int]] = {}
+        for k, source in enumerate(sources):
+            held: set[str] = set(source.lone)
+            for run in _CJK_RUN.findall(source.text):
+                if len(run) > 1:
+                    held.update(map(operator.add, run, run[1:]))
+            held.update(source.stems)
+            for term in held:
+                found = postings.get(term)
+                if found is None:
+                    postings[term] = [k]
+                else:
+                    found.append(k)
+        self._postings = postings
+
+    def reaching(self, claim: str, min_support: float) -> list[int]:
+        """Indices (in order) of the sources that may give ``claim`` a support of ``min_support`` or more."""
+        need = (3 * min_support - 1) / 2  # the least share of the claim's terms such a source holds
+        if need <= 0:
+            return list(range(len(self.sources)))
+        terms = _claim_terms(normalize(claim))
+        if not terms:
+            return []  # no term: support_in says None, which reaches nothing
+        held = math.ceil(need * len(terms) - 1e-9)
+        postings = self._postings
+        rarest = sorted(terms, key=lambda term: (len(postings.get(term, ())), term))
+        found: set[int] = set()
+        for term in rarest[: len(terms) - max(held, 1) + 1]:
+            found.update(postings.get(term, ()))
+        return sorted(found)
+
+
+def _claim_terms(normalized: str) -> set[str]:
+    """The terms :func:`support_in` counts for a normalised claim: CJK bigrams and lone characters
+    (not function characters), Latin stems."""
+    out: set[str] = set()
+    for run in _CJK_RUN.findall(normalized):
+        if len(run) > 1:
+            out.update(map(operator.add, run, run[1:]))
+        elif run not in _CJK_FUNCTION_CHARS:
+            out.add(run)
+    out.update(_stems_of(_latin_words(normalized)))
+    return out
 
 
 def _all_found(runs: list[str], words: set[str], joined: str, sources: list[SourceText]) -> bool:

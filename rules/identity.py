@@ -929,10 +929,14 @@ class SourceUnsupported(Rule):
             return ()  # the usual case: the cited messages say it
         keys = {m.key for m in cited}
         best, best_support = None, 0.0
-        for m in _provenance_candidates(ctx):
+        candidates, index = _provenance_candidates(ctx)
+        # Only the messages that may reach min_other_support (the same best message, in the
+        # same order): scoring every message per memory was quadratic in the batch.
+        for k in index.reaching(claim, opts.min_other_support):
+            m = candidates[k]
             if m.key in keys:
                 continue
-            score = _text.support_in(claim, [_source_text(ctx, m)]) or 0.0
+            score = _text.support_in(claim, [index.sources[k]]) or 0.0
             if score > best_support:
                 best, best_support = m, score
         if best is None or best_support < opts.min_other_support or best_support - own < opts.margin:
@@ -943,10 +947,13 @@ class SourceUnsupported(Rule):
                         path="/source_message_ids")]
 
 
-def _provenance_candidates(ctx: Any) -> list[Any]:
-    """Tool messages of the batch and every background message: where an uncited claim comes from."""
-    return ctx.memo("I011.candidates", lambda: [*[m for m in ctx.batch.messages if m.role == "tool"],
-                                                 *ctx.batch.background])
+def _provenance_candidates(ctx: Any) -> tuple[list[Any], _text.SupportIndex]:
+    """Tool messages of the batch and every background message (where an uncited claim comes
+    from), with the index of their texts; once per batch."""
+    def build() -> tuple[list[Any], _text.SupportIndex]:
+        candidates = [*[m for m in ctx.batch.messages if m.role == "tool"], *ctx.batch.background]
+        return candidates, _text.SupportIndex([_source_text(ctx, m) for m in candidates])
+    return ctx.memo("I011.candidates", build)
 
 
 def _background_keys(ctx: Any) -> frozenset[tuple[str, str]]:

@@ -245,7 +245,10 @@ def _compare_candidates(sets: list[frozenset[str]], parts: dict[int, frozenset[s
     signatures = [0] * len(sets)
     sizes = [0] * len(sets)
     scaled = [0.0] * len(sets)
-    unshared = [0] * len(sets)
+    # The signature bound rearranged: popcount + (unshared - slack*size of the other)
+    # <= slack*n - unique + 1e-9, one subtraction less per candidate (the margin covers
+    # the rounding of the other order).
+    loose = [0.0] * len(sets)
     none = repeat(None)
     best: dict[int, tuple[int, float]] = {}
     for k, own in parts.items():
@@ -254,7 +257,7 @@ def _compare_candidates(sets: list[frozenset[str]], parts: dict[int, frozenset[s
         unique = n - len(own)
         sizes[k] = n
         scaled[k] = threshold * n
-        unshared[k] = unique
+        loose[k] = unique - slack * n
         ranks = sorted(map(rank.__getitem__, own))
         signatures[k] = sig = reduce(or_, map(bit.__getitem__, ranks), 0)
         # Shingles no other set has come first in the order and never make a candidate.
@@ -280,10 +283,10 @@ def _compare_candidates(sets: list[frozenset[str]], parts: dict[int, frozenset[s
             # differences than t allows), as one comprehension: dozens of candidates
             # per set on template-like outputs, few survive.
             tn = threshold * n
+            room = slack * n - unique + 1e-9
             survivors = [other for other in (islice(candidates, cap) if len(candidates) > cap else candidates)
                          if scaled[other] <= n and tn <= sizes[other]
-                         and (sig ^ signatures[other]).bit_count() + unique + unshared[other]
-                         <= slack * (n + sizes[other]) + 1e-9]
+                         and (sig ^ signatures[other]).bit_count() + loose[other] <= room]
             found = None
             for other in survivors:
                 score = _score(s, sets[other], counter)

@@ -24,6 +24,8 @@ import json
 import re
 from typing import Any, Callable, Iterator
 
+import ahocorasick
+
 _KIND = re.compile(r"\[REDACTED:([^\]]+)\]")
 #: ``ctx.scratch`` key of the batch-wide secrets: ``{rule code: SecretSet}`` (set by the engine).
 BATCH_SECRETS = "memvet.batch-secrets"
@@ -33,14 +35,17 @@ class SecretSet:
     """``{secret: placeholder}``; each text is first searched for each secret as a plain substring.
 
     Most texts hold none of a batch's few secrets: they cost one substring
-    search per secret and come back as the same object. A text that holds
+    search per secret and come back as the same object. Past
+    :data:`AUTOMATON_FROM` secrets, one Aho-Corasick pass over the text
+    finds them instead (a substring search per secret per text made a
+    large answer with many secrets quadratic); the results are the same. A text that holds
     exactly one secret is replaced with ``str.replace`` (what the alternation
     would do when only one of its words occurs); only a text that holds
     several is rewritten by a compiled alternation of the secrets it holds,
     longest first, so a secret that contains another is replaced whole.
     """
 
-    __slots__ = ("placeholders", "_words", "_escaped", "_size", "_patterns")
+    __slots__ = ("placeholders", "_words", "_escaped", "_size", "_patterns", "_finder", "_escaped_finder")
 
     def __init__(self, placeholders: dict[str, str] | None = None):
         self.placeholders: dict[str, str] = dict(placeholders or {})
@@ -48,6 +53,8 @@ class SecretSet:
         self._escaped: tuple[str, ...] = ()
         self._size = -1
         self._patterns: dict[tuple[str, ...], re.Pattern[str]] = {}
+        self._finder: Any = None  # an automaton over _words (payload: rank), from AUTOMATON_FROM secrets on
+        self._escaped_finder: Any = None
 
     def add(self, secret: str, placeholder: str) -> None:
         if secret and secret not in self.placeholders:
@@ -69,11 +76,17 @@ class SecretSet:
             self._words = tuple(sorted((s for s in self.placeholders if s), key=len, reverse=True))
             self._escaped = tuple(dict.fromkeys(map(_escaped, self._words)))
             self._size = len(self.placeholders)
+            large = len(self._words) >= AUTOMATON_FROM
+            self._finder = _automaton(self._words) if large else None
+            self._escaped_finder = _automaton(self._escaped) if large else None
         return self._words
 
     def _present(self, text: str) -> list[str]:
         """The secrets occurring in ``text``, longest first."""
-        return [s for s in self._refresh() if s in text]
+        words = self._refresh()
+        if self._finder is None:
+            return [s for s in words if s in text]
+        return [words[rank] for rank in sorted({rank for _, rank in self._finder.iter(text)})]
 
     def _pattern(self, present: list[str]) -> re.Pattern[str]:
         key = tuple(present)
@@ -83,7 +96,10 @@ class SecretSet:
         return pattern
 
     def holds(self, text: str) -> bool:
-        return any(s in text for s in self._refresh())
+        words = self._refresh()
+        if self._finder is None:
+            return any(s in text for s in words)
+        return next(self._finder.iter(text), None) is not None
 
     def scrub(self, text: str) -> str:
         if not text:
@@ -148,7 +164,22 @@ class SecretSet:
         except (RecursionError, ValueError, TypeError, OverflowError):
             return True
         self._refresh()
-        return any(s in dumped for s in self._escaped)
+        if self._escaped_finder is None:
+            return any(s in dumped for s in self._escaped)
+        return next(self._escaped_finder.iter(dumped), None) is not None
+
+
+#: From this many secrets on, a text is searched by one automaton instead of once per secret.
+AUTOMATON_FROM = 8
+
+
+def _automaton(words: tuple[str, ...]) -> Any:
+    """An Aho-Corasick automaton of ``words``; each match's payload is the word's rank in ``words``."""
+    automaton = ahocorasick.Automaton()
+    for rank, word in enumerate(words):
+        automaton.add_word(word, rank)
+    automaton.make_automaton()
+    return automaton
 
 
 # Built once: a fresh encoder per dump would cost as much as a small value's dump.

@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memvet.engine import _default_engine
-from memvet.secrets import SecretSet, collect, map_strings, placeholder
+from memvet.secrets import AUTOMATON_FROM, SecretSet, collect, map_strings, placeholder
 
 # --- SecretSet against the alternation it stands for ---------------------------
 
@@ -71,6 +71,21 @@ json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | texts,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(texts, inner, max_size=4),
     max_leaves=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(secret_texts, st.sampled_from(["[REDACTED:api-key]", "***"]), min_size=AUTOMATON_FROM,
+                       max_size=AUTOMATON_FROM + 6), texts, json_values)
+def test_many_secrets_are_found_by_the_automaton_as_by_the_alternation(secrets: dict[str, str], text: str,
+                                                                       value: Any) -> None:
+    # From AUTOMATON_FROM secrets on, one Aho-Corasick pass replaces the search per secret.
+    s = SecretSet(secrets)
+    assert s.scrub(text) == _reference_scrub(secrets, text)
+    assert s.found(text) == _reference_found(secrets, text)
+    assert s.holds(text) == bool(_reference_found(secrets, text))
+    assert s._finder is not None
+    walked = map_strings(value, lambda t: _reference_scrub(secrets, t))
+    assert s.scrub_value(value) == walked
 
 
 @settings(max_examples=300, deadline=None)

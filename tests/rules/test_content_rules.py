@@ -464,6 +464,53 @@ def test_support_in_equals_support_of_the_joined_sources(seed):
             assert _text.support_in(claim, evidence, ignore=ignore) == expected, (claim, sources)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_support_index_never_leaves_out_a_source_that_reaches_the_support(seed):
+    # I011 scores only the sources SupportIndex.reaching returns: every source whose
+    # support_in reaches the threshold must be among them, in order.
+    import random
+
+    rng = random.Random(seed)
+    alphabet = list("缓存失效的了是数据库一二三四") + ["abc", "reverted", "reverts", "cache", "the", "x", "ab'",
+                                                  "ＡＢＣ", "⼀", " ", "\n", "，", "。", "1", "v2.1", "İ", "ſ"]
+    for _ in range(1500):
+        sources = [_text.SourceText("".join(rng.choice(alphabet) for _ in range(rng.randint(0, 25))))
+                   for _ in range(rng.randint(0, 6))]
+        index = _text.SupportIndex(sources)
+        claim = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        for threshold in (0.0, 0.3, 0.5, 0.75, 0.9, 1.0):
+            reached = [k for k, source in enumerate(sources) if (_text.support_in(claim, [source]) or 0.0) >= threshold
+                       and _text.support_in(claim, [source]) is not None]
+            found = index.reaching(claim, threshold)
+            assert found == sorted(found)
+            assert set(reached) <= set(found), (claim, threshold, [s.text for s in sources])
+
+
+def test_i011_scores_only_the_messages_that_may_hold_the_claim():
+    # A batch of many tool messages: a memory whose cited user message does not say it is
+    # scored against the few tool messages sharing its rare terms, not against every one.
+    calls = []
+    real = _text.support_in
+
+    def counting(claim, sources, **kw):
+        calls.append(len(sources))
+        return real(claim, sources, **kw)
+
+    tools = [("tool", f"job {k}: compiled module m{k} in {k} ms") for k in range(200)]
+    context = _context(("user", "看下日志"), *tools, ("tool", "fastjson 默认开启 autoType，生产环境需关闭 autoType"))
+    memory = {"content": "fastjson 默认开启 autoType，生产环境需关闭 autoType。", "type": "work_fact",
+              "priority": 80, "source_message_ids": ["m1"]}
+    from memvet.rules import identity
+
+    identity._text.support_in = counting
+    try:
+        report = _engine(["I011"]).validate(_output(memory, n_messages=202), context)
+    finally:
+        identity._text.support_in = real
+    assert [v.code for v in report.violations] == ["I011"]
+    assert len(calls) <= 3  # the cited message, then the one tool message that holds the claim
+
+
 def test_m005_analyses_a_cited_message_once_per_batch():
     from memvet.rules import method as method_rules
 
