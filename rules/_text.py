@@ -407,7 +407,7 @@ class SupportIndex:
         need = (3 * min_support - 1) / 2  # the least share of the claim's terms such a source holds
         if need <= 0:
             return list(range(len(self.sources)))
-        terms = _claim_terms(normalize(claim))
+        terms = _terms(normalize(claim))  # what support_in counts: CJK bigrams and lone characters, Latin stems
         if not terms:
             return []  # no term: support_in says None, which reaches nothing
         held = math.ceil(need * len(terms) - 1e-9)
@@ -417,19 +417,6 @@ class SupportIndex:
         for term in rarest[: len(terms) - max(held, 1) + 1]:
             found.update(postings.get(term, ()))
         return sorted(found)
-
-
-def _claim_terms(normalized: str) -> set[str]:
-    """The terms :func:`support_in` counts for a normalised claim: CJK bigrams and lone characters
-    (not function characters), Latin stems."""
-    out: set[str] = set()
-    for run in _CJK_RUN.findall(normalized):
-        if len(run) > 1:
-            out.update(map(operator.add, run, run[1:]))
-        elif run not in _CJK_FUNCTION_CHARS:
-            out.add(run)
-    out.update(_stems_of(_latin_words(normalized)))
-    return out
 
 
 def _all_found(runs: list[str], words: set[str], joined: str, sources: list[SourceText]) -> bool:
