@@ -29,6 +29,7 @@ import math
 import operator
 import re
 import unicodedata
+from collections import defaultdict
 from functools import lru_cache
 from typing import Any, Iterable
 
@@ -387,7 +388,7 @@ class SupportIndex:
 
     def __init__(self, sources: list[SourceText]):
         self.sources = sources
-        postings: dict[str, list[int]] = {}
+        postings: defaultdict[str, list[int]] = defaultdict(list)
         for k, source in enumerate(sources):
             held: set[str] = set(source.lone)
             for run in _CJK_RUN.findall(source.text):
@@ -395,12 +396,8 @@ class SupportIndex:
                     held.update(map(operator.add, run, run[1:]))
             held.update(source.stems)
             for term in held:
-                found = postings.get(term)
-                if found is None:
-                    postings[term] = [k]
-                else:
-                    found.append(k)
-        self._postings = postings
+                postings[term].append(k)
+        self._postings = postings  # read with .get(): a claim's term no source holds adds no key
 
     def reaching(self, claim: str, min_support: float) -> list[int]:
         """Indices (in order) of the sources that may give ``claim`` a support of ``min_support`` or more."""

@@ -479,8 +479,8 @@ def test_support_index_never_leaves_out_a_source_that_reaches_the_support(seed):
         index = _text.SupportIndex(sources)
         claim = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
         for threshold in (0.0, 0.3, 0.5, 0.75, 0.9, 1.0):
-            reached = [k for k, source in enumerate(sources) if (_text.support_in(claim, [source]) or 0.0) >= threshold
-                       and _text.support_in(claim, [source]) is not None]
+            scores = [_text.support_in(claim, [source]) for source in sources]
+            reached = [k for k, score in enumerate(scores) if score is not None and score >= threshold]
             found = index.reaching(claim, threshold)
             assert found == sorted(found)
             assert set(reached) <= set(found), (claim, threshold, [s.text for s in sources])
