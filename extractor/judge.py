@@ -35,12 +35,16 @@ from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar, Iterator
 
+from memvet.errors import MemvetError
 from memvet.hookspecs import hookimpl
 from memvet.parse import parse_output
 from memvet.rule import Finding, Rule, RuleOptions
 
 from .client import ChatClient, ChatRequest, EndpointError, Usage
 from .prompt import PromptTemplate, _package_text, fill, format_messages
+
+#: The model name in the verdict keys of a replay when none is given.
+REPLAY_MODEL = "offline"
 
 GATES = {"stripping": "stripping", "one_time": "one-time", "provenance": "provenance"}
 METHOD_ONLY_KEYS = ("scope", "method_type")
@@ -109,6 +113,53 @@ class VerdictCache:
             if isinstance(loaded, dict):
                 self._data = {k: v for k, v in loaded.items() if isinstance(v, dict)}
 
+    @classmethod
+    def recorded(cls, path: str | Path) -> "VerdictCache":
+        """Verdicts to replay, read strictly (nothing is called for a memory without one).
+
+        ``path`` is a cache file (one JSON object, key -> verdict, as ``memvet
+        extract --judge`` saves it) or a ``.jsonl`` file of ``{"key": ...,
+        "verdict": {...}}`` lines (what a person or another model wrote for the
+        prompts of ``--judge-pending``). Unlike the cache, a file that cannot be
+        read or holds a malformed verdict is an error naming the file and line:
+        a replay that silently judged nothing would switch the judge off.
+        """
+        path = Path(path)
+        try:
+            text = path.read_text("utf-8")
+        except OSError as exc:
+            raise MemvetError(f"cannot read the judge verdicts: {exc.strerror or exc}", file=str(path)) from None
+        cache = cls()
+        if path.suffix == ".jsonl":
+            for n, line in enumerate(text.splitlines(), 1):
+                if not line.strip():
+                    continue
+                try:
+                    item = json.loads(line)
+                except ValueError as exc:
+                    raise MemvetError(f"line {n} is not JSON ({exc})", file=str(path)) from None
+                key = item.get("key") if isinstance(item, dict) else None
+                verdict = Verdict.from_value(item.get("verdict")) if isinstance(key, str) else None
+                if verdict is None:
+                    raise MemvetError(f"line {n} is not a {{\"key\": ..., \"verdict\": {{...}}}} object with the "
+                                      f"verdict's fields {sorted(VERDICT_SCHEMA['required'])}", file=str(path),
+                                      field=f"line {n}")
+                cache.put(key, verdict)
+            return cache
+        try:
+            loaded = json.loads(text)
+        except ValueError as exc:
+            raise MemvetError(f"the judge verdicts are not JSON ({exc})", file=str(path)) from None
+        if not isinstance(loaded, dict):
+            raise MemvetError("the judge verdicts must be one JSON object (key -> verdict) or a .jsonl file",
+                              file=str(path))
+        for key, value in loaded.items():
+            verdict = Verdict.from_value(value)
+            if verdict is None:
+                raise MemvetError("not a verdict object", file=str(path), field=f"/{key}")
+            cache.put(key, verdict)
+        return cache
+
     def get(self, key: str) -> Verdict | None:
         with self._lock:
             raw = self._data.get(key)
@@ -133,15 +184,19 @@ class VerdictCache:
 class Judge:
     """Asks a model for a :class:`Verdict`, once per distinct memory."""
 
-    def __init__(self, client: ChatClient, *, cache: VerdictCache | None = None):
+    def __init__(self, client: ChatClient | None, *, cache: VerdictCache | None = None, model: str | None = None):
+        """``client=None`` replays: verdicts come from ``cache`` only, and a memory without one
+        is listed in :attr:`pending` (its key and prompt) instead of being sent anywhere."""
         self.client = client
+        self.model = client.settings.model if client is not None else (model or REPLAY_MODEL)
         self.cache = cache if cache is not None else VerdictCache()  # an empty cache is falsy
         self.calls = self.hits = self.errors = 0
         self.usage = Usage()
+        self.pending: dict[str, list[dict[str, str]]] = {}
 
     def key(self, memory: dict[str, Any], sources: list[Any]) -> str:
         t = judge_template()
-        shown = {"prompt": t.system + t.user, "model": self.client.settings.model,
+        shown = {"prompt": t.system + t.user, "model": self.model,
                  "type": memory.get("type"), "content": memory.get("content"), "metadata": memory.get("metadata"),
                  "sources": [[m.sessionKey, m.id, m.role, m.content] for m in sources]}
         return hashlib.sha256(json.dumps(shown, ensure_ascii=False, sort_keys=True).encode()).hexdigest()
@@ -153,12 +208,11 @@ class Judge:
         if cached is not None:
             self.hits += 1
             return cached
-        t = judge_template()
-        shown = {k: memory.get(k) for k in ("content", "type", "priority", "metadata") if k in memory}
-        values = {"memory": json.dumps(shown, ensure_ascii=False, indent=1),
-                  "sources": format_messages(sources, limit=1500)}
-        messages = [{"role": "system", "content": fill(t.system, values)},
-                    {"role": "user", "content": fill(t.user, values)}]
+        messages = self.prompt(memory, sources)
+        if self.client is None:
+            self.pending[key] = messages
+            raise EndpointError("no recorded verdict for this memory (replay: the judge calls nothing; "
+                                "--judge-pending lists the prompts to answer)")
         completion = self.client.complete(ChatRequest(messages, VERDICT_SCHEMA, "memvet_judge_verdict"))
         self.calls += 1
         self.usage = self.usage + completion.usage
@@ -169,6 +223,26 @@ class Judge:
             raise EndpointError(f"the judge's answer is not a verdict object: {completion.text[:120]!r}")
         self.cache.put(key, verdict)
         return verdict
+
+    @staticmethod
+    def prompt(memory: dict[str, Any], sources: list[Any]) -> list[dict[str, str]]:
+        """The chat messages the judge is shown for ``memory`` and its cited ``sources``."""
+        t = judge_template()
+        shown = {k: memory.get(k) for k in ("content", "type", "priority", "metadata") if k in memory}
+        values = {"memory": json.dumps(shown, ensure_ascii=False, indent=1),
+                  "sources": format_messages(sources, limit=1500)}
+        return [{"role": "system", "content": fill(t.system, values)},
+                {"role": "user", "content": fill(t.user, values)}]
+
+    def write_pending(self, path: str | Path) -> int:
+        """Write the prompts that had no recorded verdict, one ``{"key", "messages"}`` line each;
+        answered as ``{"key", "verdict"}`` lines they are replayed by ``--judge-verdicts``."""
+        lines = [json.dumps({"key": k, "messages": m}, ensure_ascii=False) for k, m in sorted(self.pending.items())]
+        try:
+            Path(path).write_text("".join(line + "\n" for line in lines), "utf-8")
+        except OSError as exc:
+            raise MemvetError(f"cannot write: {exc.strerror or exc}", file=str(path)) from None
+        return len(lines)
 
     def cost(self) -> dict[str, Any]:
         return {"calls": self.calls, "cached": self.hits, "errors": self.errors, **self.usage.to_dict()}
@@ -181,6 +255,15 @@ class JudgeOptions(RuleOptions):
     always: list[str] = ["work_method"]
     #: Other memories are judged when their priority is at most this.
     max_priority: int = 85
+    #: The memory types on which a failed gate counts, as the gate rules judge them: the
+    #: stripping and provenance tests (G001, G003) never judge a ``work_task``, and the
+    #: one-time test (G002) never fails a task for carrying next steps -- which is what a
+    #: "one_time: false" on a task says. A verdict on another type is shown, not acted on.
+    gate_types: dict[str, list[str]] = {
+        "stripping": ["work_fact", "work_artifact"],
+        "one_time": ["work_fact", "work_method", "work_artifact"],
+        "provenance": ["work_fact", "work_method", "work_artifact"],
+    }
 
 
 def _uncertain(memory: dict[str, Any], options: JudgeOptions) -> bool:
@@ -237,9 +320,12 @@ class JudgeGates(_JudgeRule):
         verdict = self.verdict(memory, ctx)
         if isinstance(verdict, str):
             yield Finding(f"LLM judge unavailable, memory not judged: {verdict}", action="warn")
-        elif verdict is not None and verdict.failed_gates:
-            gates = ", ".join(verdict.failed_gates)
-            yield Finding(f"LLM judge: fails the {gates} gate ({verdict.reason})")
+        elif verdict is not None:
+            kind, applies = memory.get("type"), self.options.gate_types
+            failed = [GATES[key] for key in GATES
+                      if getattr(verdict, key) is False and kind in applies.get(key, ())]
+            if failed:
+                yield Finding(f"LLM judge: fails the {', '.join(failed)} gate ({verdict.reason})")
 
 
 class JudgeMethod(_JudgeRule):

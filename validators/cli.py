@@ -10,7 +10,7 @@ import argparse
 import json
 import os
 import sys
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from . import __version__
 from .config import Config, discover_config, load_config_file
@@ -26,10 +26,12 @@ SUBCOMMAND_MODULES = ("memvet.cli_check", "memvet.cli_eval", "memvet.store.cli",
                       "memvet.cli_audit", "memvet.cli_serve")
 
 
-def load_config(args: argparse.Namespace) -> Config:
+def load_config(args: argparse.Namespace, extra_rules: dict[str, Any] | None = None) -> Config:
+    """The config file's config with the selection flags applied; ``extra_rules`` (code -> rule)
+    are codes the flags may name beyond the registry's (the replayed judge's JDG rules)."""
     path = getattr(args, "config", None)
     config = load_config_file(path) if path else discover_config()
-    return _with_selection(config, args)
+    return _with_selection(config, args, extra_rules or {})
 
 
 def add_selection_options(p: argparse.ArgumentParser) -> None:
@@ -41,7 +43,7 @@ def add_selection_options(p: argparse.ArgumentParser) -> None:
         p.add_argument(flag, action="append", metavar="CODES", help=what)
 
 
-def _with_selection(config: Config, args: argparse.Namespace) -> Config:
+def _with_selection(config: Config, args: argparse.Namespace, extra_rules: dict[str, Any]) -> Config:
     from .registry import default_registry
     from .selection import apply_selection, check_codes, split_codes
 
@@ -49,7 +51,7 @@ def _with_selection(config: Config, args: argparse.Namespace) -> Config:
              for name in ("select", "ignore", "extend_select", "extend_ignore")}
     if not any(v is not None for v in flags.values()):
         return config
-    known = default_registry().rules
+    known = {**default_registry().rules, **extra_rules}
     for name, entries in flags.items():
         check_codes(entries or [], known, "--" + name.replace("_", "-"))
     return apply_selection(config, select=flags["select"], ignore=flags["ignore"] or (),

@@ -69,6 +69,17 @@ def register(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
                    help="no progress bar (it is only ever drawn on stderr when stderr is a terminal)")
     p.add_argument("--exit-zero", action="store_true",
                    help="exit 0 even when the answer is rejected (usage/context/config errors still exit 2)")
+    g = p.add_argument_group("LLM judge, replayed (memvet check never calls a model)")
+    g.add_argument("--judge-verdicts", metavar="FILE",
+                   help="run the judge's rules (JDG001/JDG002) on verdicts recorded in FILE: a verdict cache "
+                        "(.memvet/judge-cache.json, as memvet extract --judge saves it) or a .jsonl of "
+                        "{key, verdict} lines; a memory asked about without a verdict gets a JDG001 warning")
+    g.add_argument("--judge-pending", metavar="FILE",
+                   help="write the judge prompts that have no recorded verdict to FILE, one {key, messages} "
+                        "JSON line each (answer them as {key, verdict} lines for --judge-verdicts)")
+    g.add_argument("--judge-model", metavar="NAME",
+                   help="the judge model the verdicts were recorded for (part of each key; default: the "
+                        "config's judge_model, else its model, else 'offline')")
     return {"check": run_check}
 
 
@@ -82,10 +93,10 @@ def _jobs(text: str) -> int:
     return n or (os.cpu_count() or 1)
 
 
-def _config(args: argparse.Namespace) -> Any:
+def _config(args: argparse.Namespace, extra_rules: dict[str, Any] | None = None) -> Any:
     from .cli import load_config
 
-    config = load_config(args)
+    config = load_config(args, extra_rules)
     if args.show_unused_ignores and not config.show_unused_ignores:
         config = config.model_copy(update={"show_unused_ignores": True})
     return config
@@ -109,12 +120,41 @@ def run_check(args: argparse.Namespace) -> int:
                               'of {"context": ..., "output": ...} lines', field="--context")
     if len(outputs) > 1 and getattr(args, "commit", False):
         raise MemvetError("--commit takes one OUTPUT", field="--commit")
+    if getattr(args, "judge_pending", None) and not getattr(args, "judge_verdicts", None):
+        raise MemvetError("--judge-pending needs --judge-verdicts (the verdicts replayed so far; may be an "
+                          "empty .jsonl file)", field="--judge-pending")
     if args.output_file:
         from .cli_output import write_to
 
         with write_to(args.output_file):
-            return _run_all(args, outputs)
-    return _run_all(args, outputs)
+            code = _run_all(args, outputs)
+    else:
+        code = _run_all(args, outputs)
+    judge = getattr(args, "_judge", None)
+    if judge is not None and args.judge_pending:
+        n = judge.write_pending(args.judge_pending)
+        if args.quiet < 2:
+            print(f"memvet: {n} judge prompt(s) without a recorded verdict written to {args.judge_pending}",
+                  file=sys.stderr)
+    return code
+
+
+def _engine(args: argparse.Namespace) -> Any:
+    """The engine of this run: the default one, or with the judge's rules replaying recorded verdicts."""
+    from .engine import Engine
+
+    if not getattr(args, "judge_verdicts", None):
+        return Engine(_config(args))
+    if getattr(args, "jobs", 1) > 1 or getattr(args, "engine", "local") != "local":
+        raise MemvetError("--judge-verdicts runs in this process: use --jobs 1 and --engine local",
+                          field="--judge-verdicts")
+    # The judge is a front end of its own (memvet.extractor); replaying needs no openai.
+    from memvet.extractor.judge import JudgeGates, JudgeMethod, Judge, VerdictCache, judge_engine
+
+    config = _config(args, {cls.code: cls for cls in (JudgeGates, JudgeMethod)})  # --select JDG is valid here
+    model = args.judge_model or config.extractor.judge_model or config.extractor.model
+    args._judge = Judge(None, cache=VerdictCache.recorded(args.judge_verdicts), model=model)
+    return judge_engine(config, args._judge)
 
 
 def _run_all(args: argparse.Namespace, outputs: list[str]) -> int:
@@ -148,11 +188,10 @@ def _run_all(args: argparse.Namespace, outputs: list[str]) -> int:
 
 def _run_check(args: argparse.Namespace, shared: Shared | None = None) -> int:
     from .cli_output import Statistics, quiet_text
-    from .engine import Engine
 
     engine = getattr(args, "_engine", None)
     if engine is None:  # several OUTPUT files share one engine (and one config)
-        engine = args._engine = Engine(_config(args))
+        engine = args._engine = _engine(args)
     fmt = _formatter(args.format)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and args.format == "text"
                                        and not args.output_file)

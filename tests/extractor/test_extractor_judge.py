@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from loopback import CONTEXT, LoopbackServer, Reply, client_for, dumps
 from memvet import validate
-from memvet.extractor.judge import Judge, VerdictCache, judge_engine
+from memvet.extractor.judge import Judge, Verdict, VerdictCache, judge_engine
 from memvet.registry import default_registry
 
 CONFIG = {"select": ["S", "I", "JDG"]}
@@ -79,3 +79,85 @@ def test_damaged_cache_file_starts_over(tmp_path):
     path = tmp_path / "judge-cache.json"
     path.write_text("{not json", "utf-8")
     assert len(VerdictCache(path)) == 0
+
+
+# --- replay: `memvet check --judge-verdicts` (no model is called) ----------------------------
+
+def _check(tmp_path, *flags):
+    """``memvet check`` of ANSWER under CONFIG's selection, the JSON report and the exit code."""
+    import json
+
+    from memvet.cli import main
+
+    (tmp_path / "answer.json").write_text(dumps(ANSWER), "utf-8")
+    (tmp_path / "context.json").write_text(json.dumps(CONTEXT, ensure_ascii=False), "utf-8")
+    out = tmp_path / "report.json"
+    code = main(["check", str(tmp_path / "answer.json"), "--context", str(tmp_path / "context.json"),
+                 "--select", "S,I,JDG", "--format", "json", "-o", str(out), *flags])
+    return code, (json.loads(out.read_text("utf-8")) if out.is_file() and out.stat().st_size else None)
+
+
+def test_replay_lists_the_prompts_it_has_no_verdict_for_then_replays_their_answers(tmp_path):
+    import json
+
+    empty, pending = tmp_path / "verdicts.jsonl", tmp_path / "pending.jsonl"
+    empty.write_text("", "utf-8")
+    code, report = _check(tmp_path, "--judge-verdicts", str(empty), "--judge-pending", str(pending))
+    # Not judged is said, never silent: a warning on the memory the judge would ask about.
+    assert code == 0 and [(v["code"], v["action"], v["path"]) for v in report["violations"]] == [
+        ("JDG001", "warn", "/0/memories/0")]
+    assert "no recorded verdict" in report["violations"][0]["message"]
+    lines = [json.loads(line) for line in pending.read_text("utf-8").splitlines()]
+    assert len(lines) == 1 and METHOD["content"] in lines[0]["messages"][-1]["content"]  # the method only
+    answered = {"key": lines[0]["key"], "verdict": {"stripping": True, "one_time": False, "provenance": True,
+                                                     "method": True, "reason": "某天的读数"}}
+    empty.write_text(json.dumps(answered, ensure_ascii=False) + "\n", "utf-8")
+    code, report = _check(tmp_path, "--judge-verdicts", str(empty), "--judge-pending", str(pending))
+    assert [(v["code"], v["action"]) for v in report["violations"]] == [("JDG001", "drop")]
+    assert "某天的读数" in report["violations"][0]["message"] and pending.read_text("utf-8") == ""
+
+
+def test_replay_of_a_live_judges_cache_gives_the_live_report(tmp_path):
+    path = tmp_path / "judge-cache.json"
+    judge, live, _, _ = judged([verdict(one_time=True)], cache=VerdictCache(path))
+    judge.cache.save()
+    code, replayed = _check(tmp_path, "--judge-verdicts", str(path), "--judge-model", judge.model)
+    assert code == 0 and replayed["violations"] == live.to_dict()["violations"]
+    # Another model's verdicts are not this one's: the key holds the model.
+    _, other = _check(tmp_path, "--judge-verdicts", str(path), "--judge-model", "another-model")
+    assert [v["action"] for v in other["violations"]] == ["warn"]
+
+
+def test_replay_refuses_broken_verdicts_naming_file_and_line(tmp_path, capsys):
+    bad = tmp_path / "verdicts.jsonl"
+    bad.write_text('{"key": "k", "verdict": {"stripping": "yes"}}\n', "utf-8")
+    code, _ = _check(tmp_path, "--judge-verdicts", str(bad))
+    err = capsys.readouterr().err
+    assert code == 2 and "verdicts.jsonl" in err and "line 1" in err
+    (tmp_path / "cache.json").write_text('{"k": {"stripping": true}}', "utf-8")
+    code, _ = _check(tmp_path, "--judge-verdicts", str(tmp_path / "cache.json"))
+    assert code == 2 and "/k" in capsys.readouterr().err
+    code, _ = _check(tmp_path, "--judge-pending", str(tmp_path / "p.jsonl"))  # nothing to replay from
+    assert code == 2 and "--judge-verdicts" in capsys.readouterr().err
+
+
+def test_a_failed_gate_counts_only_on_the_types_its_rule_judges():
+    """G001 (stripping) judges facts and artifacts: the judge failing a method on it is shown
+    nowhere as a drop; failing it on provenance (G003 judges methods) drops it."""
+    judge = Judge(None, cache=VerdictCache())
+    engine = judge_engine(CONFIG, judge)
+    engine.validate(dumps(ANSWER), CONTEXT)
+    (key,) = judge.pending
+
+    def replayed(config=CONFIG, **fails):
+        v = {"stripping": True, "one_time": True, "provenance": True, "method": True, "reason": "理由"}
+        v.update({k: False for k in fails})
+        cache = VerdictCache()
+        cache.put(key, Verdict.from_value(v))
+        return judge_engine(config, Judge(None, cache=cache)).validate(dumps(ANSWER), CONTEXT)
+
+    assert replayed(stripping=True).violations == []
+    assert [(v.code, v.action) for v in replayed(provenance=True).violations] == [("JDG001", "drop")]
+    # The types are an option: a team that wants the judge's stripping test on methods says so.
+    wider = {**CONFIG, "rules": {"JDG001": {"gate_types": {"stripping": ["work_method"]}}}}
+    assert [(v.code, v.action) for v in replayed(wider, stripping=True).violations] == [("JDG001", "drop")]
