@@ -20,6 +20,12 @@ Three ways a memory resolves its own demonstrative, looked for *before* it:
   position ("用户认可该方案") it sums up nothing the memory says.
 
 The noun classes are options of L002; the name shapes are patterns.
+
+What no pattern settles is left uncertain rather than called: a
+demonstrative after an earlier clause of the memory (which may hold its
+antecedent in plain words), or after a quantifier of its own sentence
+("每个 query / mutation 的注释都附上该操作的链接": it ranges over what the
+quantifier introduced) -- :func:`certain`.
 """
 
 from __future__ import annotations
@@ -44,6 +50,9 @@ _ANY_NAME = re.compile(r"`[^`\n]+`|“[^”\n]+”|「[^」\n]+」|『[^』\n]+�
                        r"|\b[A-Za-z]\w*_\w+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Za-z_]\w*\.\w+(?:\.\w+)*\(?")
 _SENTENCE_END = re.compile(r"[。！？!?；;\n]|\.(?=\s)")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+#: Where a clause ends: what may hold an antecedent comes before it.
+_CLAUSE_BREAK = re.compile(r"[。！？!?；;，,：:\n]|\.(?=\s)")
+_LEADING_LABEL = re.compile(r"[^。！？!?；;，,：:\n]{1,24}[：:]")
 
 
 def _kind_pattern(noun: str, kinds: Mapping[str, Iterable[str]]) -> re.Pattern[str] | None:
@@ -75,6 +84,34 @@ def resolved_before(text: str, start: int, noun: str, *, forms: Mapping[str, Ite
     if key in {n.strip().lower() for n in action_nouns}:
         return _opens_clause_after_one(before)
     return False
+
+
+def certain(text: str, start: int, quantifiers: Iterable[str]) -> bool:
+    """Is a dangling demonstrative at ``start`` certainly a pointer into the conversation?
+
+    Only when nothing in the memory could be its antecedent: it stands in the
+    memory's first clause (a leading label such as 用户偏好： or "Pitfall:"
+    aside), and no quantifier of its sentence (每个, 所有, "each", "every")
+    comes before it. After an earlier clause, that clause may name the object
+    in words no pattern knows ("agent 改写 X 的测试后，该改动…").
+    """
+    at = 0
+    label = _LEADING_LABEL.match(text)
+    if label and label.end() <= start:
+        at = label.end()
+    if _CLAUSE_BREAK.search(text, at, start) is not None:
+        return False
+    lowered = text[at:start].lower()
+    for word in quantifiers:
+        word = word.strip().lower()
+        if not word:
+            continue
+        if word.isascii() and word[:1].isalpha():
+            if re.search(rf"\b{re.escape(word)}\b", lowered):
+                return False
+        elif word in lowered:
+            return False
+    return True
 
 
 def _has_form(lowered: str, form: str) -> bool:

@@ -21,7 +21,7 @@ from typing import Any, Iterable, Iterator
 
 from memvet.needs import Needs
 from memvet.rule import Finding, Rule, RuleOptions
-from memvet.rules._antecedent import resolved_before
+from memvet.rules._antecedent import certain, resolved_before
 from memvet.rules._langdetect import TextScreen, dominant_language, language_of, measure
 from memvet.rules._wordmatch import option_matcher
 
@@ -260,6 +260,14 @@ class ContextDependent(Rule):
         "and above" / "80% 以上" are not pointers; "the same chat" / 当前对话
         are (the conversation itself as the object).
 
+        Certainty: conversation and leading references are certain, and so
+        is a dangling demonstrative in the memory's first clause. After an
+        earlier clause of the memory, or after a quantifier of its own
+        sentence (``quantifiers``: 每个 query / mutation 的注释都附上该操作的
+        链接), the memory may resolve it in words no pattern knows: that
+        finding is low confidence and warns (``low_confidence``), so a
+        correct answer is not asked again for it.
+
     Why is this bad?
         A memory is recalled weeks later, in another conversation: "那个定时
         任务" or "the above approach" then names nothing. Every memory
@@ -413,6 +421,11 @@ class ContextDependent(Rule):
                                    "situation", "limitation", "trick", "solution", "process", "procedure",
                                    "rule", "convention", "strategy", "design", "mechanism", "sequence",
                                    "workflow"]
+        #: Quantifiers that bind a later demonstrative of their sentence ("每个 query 的注释附上该操作
+        #: 的链接"): such a finding is uncertain (a warning), since the demonstrative may range over
+        #: what the quantifier introduced.
+        quantifiers: list[str] = ["每", "各个", "各项", "各类", "所有", "任何", "任一", "全部", "一律",
+                                  "each", "every", "any", "all"]
 
     # English demonstratives "that/those" are also conjunctions/relative pronouns
     # ("ensure that tests pass"); they point only after a preposition or verb of use.
@@ -423,22 +436,24 @@ class ContextDependent(Rule):
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         # A plain function, not a generator: a clean memory costs no generator.
         content = memory.get("content")
-        hit = self._find(content) if isinstance(content, str) else None
-        if not hit:
+        found = self._find(content) if isinstance(content, str) else None
+        if not found:
             return ()
+        hit, sure = found
         return [Finding(f"content leans on the conversation ({hit!r}); name the object it refers to "
-                        "so the memory stands alone", path="/content")]
+                        "so the memory stands alone", path="/content", confidence=None if sure else "low")]
 
-    def _find(self, text: str) -> str | None:
+    def _find(self, text: str) -> tuple[str, bool] | None:
+        """The pointer into the conversation, and whether it certainly is one."""
         conversation, leading, demonstratives, nouns, scope = self._matchers()
         lowered = text.lower()  # once for every word list
         hit = conversation.find(text, lowered=lowered)
         if hit:
-            return hit
+            return hit, True
         first = _CLAUSE_END.search(text)
         hit = leading.find(text, 0, first.start() if first else len(text), lowered=lowered)
         if hit:
-            return hit
+            return hit, True
         return self._dangling_demonstrative(text, lowered, demonstratives, nouns, scope)
 
     def _matchers(self) -> tuple[Any, ...]:
@@ -447,7 +462,7 @@ class ContextDependent(Rule):
             "conversation_refs", "leading_refs", "demonstratives", "generic_nouns", "self_scope_nouns"))
 
     def _dangling_demonstrative(self, text: str, lowered: str, demonstratives: Any, nouns: Any,
-                                scope: Any) -> str | None:
+                                scope: Any) -> tuple[str, bool] | None:
         for start, end in demonstratives.finditer(text, lowered=lowered):
             word = text[start:end]
             latin = word.isascii()
@@ -474,7 +489,7 @@ class ContextDependent(Rule):
             if resolved_before(text, start, text[noun_start:noun_end], forms=o.noun_forms, kinds=o.noun_kinds,
                                action_nouns=o.action_nouns):
                 continue
-            return text[start:noun_end]
+            return text[start:noun_end], certain(text, start, o.quantifiers)
         return None
 
     def _points_outside(self, text: str, start: int, end: int, word: str, latin: bool) -> bool:

@@ -894,7 +894,9 @@ class ProposalAsDecision(Rule):
 
         - certain (reject): the content presents a decision (决定/已确定/采用,
           "decided", "adopted", or the user's position: 用户主张, "user
-          insists");
+          insists"); uncertain (low, warns) when the sources also hold an
+          earlier proposal that the user did accept ("i agree, continue"),
+          which the decision may come from;
         - uncertain (low confidence, warns): a project fact or code
           preference whose only sources are assistant messages, written
           mostly from the words of the latest proposing one, without
@@ -1049,11 +1051,17 @@ class ProposalAsDecision(Rule):
         if any(m.role == "user" and facts.of(m).index < index and "states" in (acts := facts.of(m).acts)
                and "asks" not in acts for m in sources):
             return
-        if self._user_took_it(proposer, sources, tokens(content), ctx):
+        mine = tokens(content)
+        if self._user_took_it(proposer, sources, mine, ctx):
             return
+        # An earlier cited proposal that the user did take ("i agree, continue") may be the one
+        # the decision comes from: words alone do not tell which, so the finding only warns.
+        earlier_taken = any(m is not proposer and m.role == "assistant" and self._proposal_of(m, ctx)
+                            and self._user_took_it(m, sources, mine, ctx) for m in sources)
         yield Finding(f"written as settled ({marker!r}) but the sources only show an assistant proposal "
                       f"({proposal!r}) that no user message answered; record it as open "
-                      "(正在评估…/待确认, 'under evaluation')", path="/content")
+                      "(正在评估…/待确认, 'under evaluation')", path="/content",
+                      confidence="low" if earlier_taken else None)
 
     def _unanswered_findings(self, record: dict[str, Any], content: str, ctx: Any) -> Iterable[Finding]:
         sources = ctx.sources(record)

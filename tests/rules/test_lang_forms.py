@@ -47,8 +47,8 @@ def test_helpers_never_raise_and_are_deterministic(text):
 def test_antecedent_is_looked_for_before_the_demonstrative_only():
     rule = ContextDependent()
     assert rule._find("该文件由 CI 生成：scripts/gen.py。") is None  # named after a colon (cataphora)
-    assert rule._find("该文件由 CI 生成，不要手改。") == "该文件"
-    assert rule._find("不要手改该文件，scripts/gen.py 由 CI 生成。") == "该文件"  # the name comes after
+    assert rule._find("该文件由 CI 生成，不要手改。") == ("该文件", True)
+    assert rule._find("不要手改该文件，scripts/gen.py 由 CI 生成。") == ("该文件", True)  # the name comes after
 
 
 def test_rule_labels_and_imperatives_are_options():
@@ -67,5 +67,5 @@ def test_noun_kinds_are_options():
     bare = ContextDependent.Options(noun_kinds={}, noun_forms={}, action_nouns=[])
     # without the kinds the path still names something (any identifier-like name resolves)
     assert ContextDependent(bare)._find(text) is None
-    assert ContextDependent(bare)._find("Python 3.8 和 3.9 停止支持，这些版本的任务应删除。") == "这些版本"
+    assert ContextDependent(bare)._find("Python 3.8 和 3.9 停止支持，这些版本的任务应删除。") == ("这些版本", False)  # after a clause: uncertain
     assert ContextDependent()._find("Python 3.8 和 3.9 停止支持，这些版本的任务应删除。") is None

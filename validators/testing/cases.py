@@ -32,7 +32,8 @@ timestamp=null]: text"``; keys ``id``, ``session``, ``timestamp``,
 message; a memory alone (an object with ``content``) is wrapped in a new
 scene ``demo｜case``; ``config`` adds rule options (``{rules: {CODE: ...}}``).
 
-- ``fail``: the rule's violations, as ``(code, path)`` pairs, equal ``expect``.
+- ``fail``: the rule's violations, as ``(code, path)`` pairs, equal ``expect``;
+  an entry with ``confidence: low`` (or ``high``) also checks how sure the finding is.
 - ``pass``: the rule raises nothing.
 - ``fixed``: like ``fail``, and the report's ``output`` equals ``fixed``.
 """
@@ -64,6 +65,8 @@ class Case:
     has_fixed: bool = False
     config: dict[str, Any] = field(default_factory=dict)
     source: str = ""
+    #: ``{(code, path): "high" | "low"}`` for the ``expect`` entries that name a confidence.
+    confidence: dict[tuple[str, str], str] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -141,9 +144,13 @@ def _case(name: str, rule: str, spec: dict[str, Any], source: str) -> Case:
     context = build_context(spec)
     output = build_output(spec["output"], context)
     expect = [(e["code"], e.get("path", "")) for e in spec.get("expect", [])]
+    confidence = {(e["code"], e.get("path", "")): e["confidence"] for e in spec.get("expect", [])
+                  if "confidence" in e}
+    if any(c not in ("high", "low") for c in confidence.values()):
+        raise ValueError(f"{source}: case {name!r}: an expected confidence is high or low")
     return Case(name=name, rule=spec.get("rule", rule), kind=kind, context=context, output=output,
                 expect=expect, fixed=spec.get("fixed"), has_fixed="fixed" in spec,
-                config=spec.get("config", {}), source=source)
+                config=spec.get("config", {}), source=source, confidence=confidence)
 
 
 def load_cases(path: str | Path) -> list[Case]:
@@ -185,6 +192,10 @@ def run_case(case: Case, *, plugins: tuple[Any, ...] = ()) -> None:
         assert not got, f"{case.id}: expected no {case.rule} finding, got {got}"
         return
     assert got == sorted(case.expect), f"{case.id}: expected {sorted(case.expect)}, got {got}"
+    if case.confidence:
+        sure = {(v.code, v.path): v.confidence for v in report.violations}
+        wrong = {k: sure.get(k) for k, want in case.confidence.items() if sure.get(k) != want}
+        assert not wrong, f"{case.id}: expected confidence {case.confidence}, got {wrong}"
     if case.kind == "fixed" and case.has_fixed:
         assert report.output == case.fixed, (
             f"{case.id}: output after fixes differs:\n  expected {json.dumps(case.fixed, ensure_ascii=False)}\n"
