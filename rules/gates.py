@@ -59,8 +59,10 @@ REASONS = [
 CONDITIONS = ["如果", "若", "一旦", "每当", "当", "when", "whenever", "if", "once"]
 PROBLEMS = [
     "修复", "问题", "bug", "故障", "坑", "报错", "错误", "失败", "异常", "崩溃", "泄漏", "死锁", "回归",
+    # a change that "solved" something records the problem with its fix (报 X，改成 Y 后解决)
+    "解决", "规避",
     "fix", "fixed", "fixes", "issue", "regression", "error", "fails", "failed", "broke", "broken", "crash",
-    "leak", "deadlock", "pitfall",
+    "leak", "deadlock", "pitfall", "solved", "resolved", "workaround",
 ]
 DECISIONS = [
     "决定", "决策", "选定", "选用", "约定", "规定", "采用", "要求", "否决", "是否", "待确认", "正在评估", "评估",
@@ -94,7 +96,7 @@ class _Gate(Rule):
         view = _text.view(ctx, content)
         problem = self.problem(content, memory, view)
         if problem and not self.excused(memory, ctx, view):
-            return [Finding(problem, path="/content")]
+            return [Finding(problem, path="/content", confidence="low" if self.doubtful(content, memory, view) else None)]
         # Then the memory against its batch: what the sources show, by role.
         found = self.against_sources(content, memory, ctx, view)
         return [found] if found is not None else ()
@@ -109,6 +111,10 @@ class _Gate(Rule):
 
     def excused(self, memory: dict[str, Any], ctx: Any, view: _text.View) -> bool:
         """The batch takes back a word-shape failure (the user said it in so many words)."""
+        return False
+
+    def doubtful(self, content: str, memory: dict[str, Any], view: _text.View) -> bool:
+        """The word shape failed, but the memory holds more than the shape (a low-confidence finding)."""
         return False
 
     def problem(self, content: str, memory: dict[str, Any], view: _text.View | None = None) -> str | None:
@@ -527,7 +533,10 @@ class OneTimeTest(_Gate):
         * a status dump: a fenced block introduced as a state (状态/status).
 
         A ``work_task`` is not a snapshot by being dated or by carrying its
-        state and next steps: only a progress figure makes it one.
+        state and next steps: only a progress figure makes it one, and when
+        the task also names the work that remains ("60% done; remaining:
+        migration, UI"), the finding is uncertain (low, warns): a drop would
+        lose the follow-up work (``task_words_beyond_figure``).
 
         Against the batch: a figure with a unit of reading (a port, a test
         count, a duration, a size) that a tool or assistant source printed
@@ -624,6 +633,9 @@ class OneTimeTest(_Gate):
                                               "reading_before", "reading_after"))
 
     class Options(RuleOptions):
+        #: A work_task with this many words in sentences without a figure names work beyond its
+        #: progress figure: the figure only warns (low confidence), the task is kept.
+        task_words_beyond_figure: int = 5
         #: Markers of one moment: with any number or outcome they make a snapshot.
         point_in_time: list[str] = [
             "今天", "今日", "今晚", "今早", "今天下午", "昨天", "昨晚", "刚才", "刚刚", "此刻", "这会儿",
@@ -686,7 +698,7 @@ class OneTimeTest(_Gate):
             (rf"(?:{before})\s*[:=#]?\s*~?(\d{{2,}})(?!\d|\.\d)" if before else r"(?!x)x") + "|" +
             # Possessive runs: no entry of reading_after starts with a digit, so giving digits
             # back never finds a match, and backtracking over a long run of digits is quadratic.
-            (rf"(?<![\w.])~?(\d++(?:\.\d++)?)\s?(?:[A-Za-z0-9]++\s)?(?:{after})(?![A-Za-z])" if after else r"(?!x)x"),
+            (rf"(?<![\w.:])~?(\d++(?:\.\d++)?)\s?(?:[A-Za-z0-9]++\s)?(?:{after})(?![A-Za-z])" if after else r"(?!x)x"),
             re.IGNORECASE)
         self._running = _compile(o.running)
         self._when = _text.WordSearch(o.point_in_time)
@@ -729,6 +741,11 @@ class OneTimeTest(_Gate):
         if self._keep.search(rest, folded if rest is prose else None):
             return None
         return shape
+
+    def doubtful(self, content: str, memory: dict[str, Any], view: _text.View) -> bool:
+        # A task's progress figure goes stale, but the work it names does not: "60% done;
+        # remaining: migration, UI" is follow-up work that a drop would lose.
+        return memory.get("type") == TASK and _words_beyond_figures(content) >= self.options.task_words_beyond_figure
 
     def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
                         view: _text.View) -> Finding | None:
@@ -878,7 +895,9 @@ class ProvenanceTest(_Gate):
         path, a file, README, a wiki page, a commit message -- with pointer
         or restatement phrasing (见/详见/写在/定义在/写明, "see", "defined
         in", "the commit message says") and adds no explanation: no reason,
-        condition, rule, decision or role of its own.
+        condition, rule, decision or role of its own. When the pointer is
+        one sentence beside others that say more (``pointer_words_beside``
+        words), the finding is uncertain (low, warns).
 
         Against the batch: fails when most of the memory's terms are text
         that a tool message of the batch showed or that the assistant wrote
@@ -989,6 +1008,9 @@ class ProvenanceTest(_Gate):
     # No word list: a restatement of the batch needs no particular word (the default needs).
 
     class Options(RuleOptions):
+        #: A pointer ("is in docs/x.md", 见 …) beside this many words of other sentences is one
+        #: part of the memory, not all of it: the finding only warns (low confidence).
+        pointer_words_beside: int = 12
         pointer_phrases: list[str] = [
             "详见", "参见", "参看", "请见", "请看", "见于", "写在", "定义在", "记录在", "列在", "配置在", "放在",
             "写明", "写着", "写道", "里写了", "中写了", "中说明", "里说明", "里有说明", "里提到", "中提到", "说的是",
@@ -1084,6 +1106,18 @@ class ProvenanceTest(_Gate):
             return None
         return (f"it only says where to look ({pointer.group(0).strip()!r} {source.group(0)!r}) or restates what "
                 "the repository already says; grep or git show gets it back -- keep only what needs explaining")
+
+    def doubtful(self, content: str, memory: dict[str, Any], view: _text.View) -> bool:
+        # "The plan is in docs/X.md. It integrates A into B so that …": the pointer is one
+        # sentence of several, and the others may say what the file does not.
+        rest = [s for s in _SENTENCES.split(content) if s and not self._points(s)]
+        return _weight(" ".join(rest)) >= self.options.pointer_words_beside
+
+    def _points(self, sentence: str) -> bool:
+        """The sentence points somewhere (a path, 见/see, "is in", "the commit message says")."""
+        return (_PATHISH.search(sentence) is not None or _LOCATED.search(sentence) is not None
+                or "见" in sentence or _SEE_EN.search(sentence) is not None
+                or self._pointer.search(sentence) is not None)
 
     def excused(self, memory: dict[str, Any], ctx: Any, view: _text.View) -> bool:
         # A rule the user stated names where it applies ("plans in notes/plans/ get an
@@ -1199,6 +1233,22 @@ def _only_locations(content: str) -> bool:
         if words > 4 or len(rest) - words > 8:
             return False
     return True
+
+
+_SENTENCES = re.compile(r"[。！？!?；;\n]+|\.(?:\s+|$)")
+_FIGURE = re.compile(r"\d+(?:[.,/]\d+)*\s?%?")
+
+
+def _weight(text: str) -> int:
+    """Words of a text: Latin words, and Chinese characters at two to a word."""
+    found = _WORD_OR_HAN.findall(text)
+    latin = sum(1 for w in found if w.isascii())
+    return latin + (len(found) - latin) // 2
+
+
+def _words_beyond_figures(content: str) -> int:
+    """Words of the sentences without a figure: what a task names besides its progress."""
+    return _weight(" ".join(s for s in _SENTENCES.split(content) if s and _FIGURE.search(s) is None))
 
 
 # --- helpers shared with Q002 ---------------------------------------------------------

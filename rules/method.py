@@ -683,7 +683,8 @@ class MethodNotOperable(_MethodRule):
         "be careful", "consider all factors") and, with the platitudes
         removed, nothing concrete left: no code or identifier, no number, no
         order of steps (先…再, "first … then"), no criterion (而不是,
-        "rather than"). Such a memory is dropped.
+        "rather than", a restriction: 只/仅, "only", "except"). Such a
+        memory is dropped.
 
         Whether the rest is operable can need judgment; an LLM judge can
         confirm later.
@@ -738,7 +739,9 @@ class MethodNotOperable(_MethodRule):
         ]
         #: Words that give an order of steps or a criterion (concrete guidance).
         concrete_markers: list[str] = ["先", "再", "然后", "而不是", "而非", "改用", "换用", "优先于", "→", "->",
-                                       "instead of", "rather than", "first", "followed by", "then"]
+                                       "instead of", "rather than", "first", "followed by", "then",
+                                       # a restriction is a criterion: "include only what the chat said"
+                                       "只", "仅", "除了", "以外", "only", "except", "exclude", "excluding"]
 
     def __init__(self, options: Any = None):
         super().__init__(options)
