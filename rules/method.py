@@ -148,6 +148,8 @@ RULE_SCOPE = [
     "若", "一旦", "只要", "以后", "今后",
     "when", "whenever", "before", "after", "if", "once", "every", "each", "all", "any", "always", "never",
     "unless", "until", "from now on", "going forward",
+    # a restriction holds whenever the thing is done: "the user wants change logs to hold only chat content"
+    "only", "只", "仅",
 ]
 
 #: Head nouns of a rule label ("Markdown conventions: …", "命名规范：…").
