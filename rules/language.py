@@ -258,7 +258,9 @@ class ContextDependent(Rule):
         demonstrative opens the next clause (not in object position: "用户认可
         该方案" still leans on the chat).
         "and above" / "80% 以上" are not pointers; "the same chat" / 当前对话
-        are (the conversation itself as the object).
+        are (``conversation_objects``: the conversation itself as the
+        object), but only uncertainly, since bots and messaging code handle
+        chats and threads of their own.
 
         Certainty: conversation and leading references are certain, and so
         is a dangling demonstrative in the memory's first clause. After an
@@ -337,7 +339,8 @@ class ContextDependent(Rule):
     target = "memory"
     action = "reject"
     #: Every finding quotes a conversation or leading reference, or a demonstrative, of the content.
-    needs = Needs(fields=("content",), words=("conversation_refs", "leading_refs", "demonstratives"))
+    needs = Needs(fields=("content",), words=("conversation_refs", "conversation_objects", "leading_refs",
+                                              "demonstratives"))
 
     class Options(RuleOptions):
         conversation_refs: list[str] = [
@@ -355,7 +358,11 @@ class ContextDependent(Rule):
             "in this conversation", "in this chat", "in this thread", "the previous message",
             "the previous answer", "the previous suggestion", "the previous approach", "the previous one",
             "the same as before", "same as before", "like before", "just now", "the one above", "as above",
-            # the conversation itself as the object ("stay in the same chat")
+        ]
+        #: The conversation itself as the object ("stay in the same chat for Phase 2"). Uncertain
+        #: (low, warns): chats, threads and conversations are also what bots and messaging code
+        #: handle ("sends the result with the same thread fallback").
+        conversation_objects: list[str] = [
             "the same chat", "the same conversation", "the same thread", "this chat", "this conversation",
             "the current chat", "the current conversation", "当前对话", "本次对话", "这个对话", "同一个对话",
             "同一对话", "当前会话", "这个会话", "同一个会话",
@@ -450,6 +457,9 @@ class ContextDependent(Rule):
         hit = conversation.find(text, lowered=lowered)
         if hit:
             return hit, True
+        hit = option_matcher(self, "conversation_objects").find(text, lowered=lowered)
+        if hit:
+            return hit, False
         first = _CLAUSE_END.search(text)
         hit = leading.find(text, 0, first.start() if first else len(text), lowered=lowered)
         if hit:

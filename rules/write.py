@@ -894,8 +894,10 @@ class ProposalAsDecision(Rule):
 
         - certain (reject): the content presents a decision (决定/已确定/采用,
           "decided", "adopted", or the user's position: 用户主张, "user
-          insists"); uncertain (low, warns) when the sources also hold an
-          earlier proposal that the user did accept ("i agree, continue"),
+          insists"); uncertain (low, warns) when the proposing message
+          reports work done and ends on an offer of more, and the memory
+          is written mostly from the report, or when the sources also hold
+          another proposal that the user did accept ("i agree, continue"),
           which the decision may come from;
         - uncertain (low confidence, warns): a project fact or code
           preference whose only sources are assistant messages, written
@@ -1040,10 +1042,11 @@ class ProposalAsDecision(Rule):
 
     def _settled_findings(self, record: dict[str, Any], content: str, marker: str, ctx: Any) -> Iterator[Finding]:
         sources = ctx.sources(record)
-        found = self._latest_proposal(sources, ctx)
+        mine = tokens(content)
+        found = self._proposal_written_from(sources, mine, ctx)
         if found is None:
             return
-        proposer, proposal = found
+        proposer, proposal, share = found
         # The batch facts: a user source BEFORE the proposal that states a position
         # (not a mere question) said it; the proposal then only carried it out.
         facts = ctx.facts
@@ -1051,17 +1054,39 @@ class ProposalAsDecision(Rule):
         if any(m.role == "user" and facts.of(m).index < index and "states" in (acts := facts.of(m).acts)
                and "asks" not in acts for m in sources):
             return
-        mine = tokens(content)
         if self._user_took_it(proposer, sources, mine, ctx):
             return
-        # An earlier cited proposal that the user did take ("i agree, continue") may be the one
-        # the decision comes from: words alone do not tell which, so the finding only warns.
-        earlier_taken = any(m is not proposer and m.role == "assistant" and self._proposal_of(m, ctx)
-                            and self._user_took_it(m, sources, mine, ctx) for m in sources)
+        # Another cited proposal that the user did take ("i agree, continue") may be the one the
+        # decision comes from; and a message that reports work done and then offers more
+        # ("已按你的需求完成修改…需要我再…吗") may be cited for the report, which the memory then
+        # states rather than the offer. Words alone do not settle either: the finding only warns.
+        other_taken = any(m is not proposer and m.role == "assistant" and self._proposal_of(m, ctx)
+                          and self._user_took_it(m, sources, mine, ctx) for m in sources)
         yield Finding(f"written as settled ({marker!r}) but the sources only show an assistant proposal "
                       f"({proposal!r}) that no user message answered; record it as open "
                       "(正在评估…/待确认, 'under evaluation')", path="/content",
-                      confidence="low" if earlier_taken else None)
+                      confidence="low" if other_taken or (share < self.options.min_share
+                                                          and "reports_done" in facts.of(proposer).acts) else None)
+
+    def _proposal_written_from(self, sources: list[Any], mine: dict[str, int],
+                               ctx: Any) -> tuple[Any, str, float] | None:
+        """The cited proposing message whose proposing paragraph the memory shares most words with
+        (the latest on a tie), its proposal wording, and that share of the memory's words."""
+        weight = sum(mine.values())
+        order = ctx.memo("W008:order", lambda: {m.key: n for n, m in enumerate(ctx.batch.messages)})
+        best = None
+        for m in sources:
+            if m.role != "assistant":
+                continue
+            hit = self._proposal_of(m, ctx)
+            if not hit:
+                continue
+            region = ctx.memo(("W008:region", id(self), m.sessionKey, m.id),
+                              lambda m=m: tokens(proposal_region(_prose(m.content), self.proposal)))
+            share = overlap(mine, region) / weight if weight else 0.0
+            if best is None or (share, order[m.key]) > (best[2], order[best[0].key]):
+                best = (m, hit, share)
+        return best
 
     def _unanswered_findings(self, record: dict[str, Any], content: str, ctx: Any) -> Iterable[Finding]:
         sources = ctx.sources(record)
