@@ -452,12 +452,12 @@ class ContextDependent(Rule):
 
     def _find(self, text: str) -> tuple[str, bool] | None:
         """The pointer into the conversation, and whether it certainly is one."""
-        conversation, leading, demonstratives, nouns, scope = self._matchers()
+        conversation, objects, leading, demonstratives, nouns, scope = self._matchers()
         lowered = text.lower()  # once for every word list
         hit = conversation.find(text, lowered=lowered)
         if hit:
             return hit, True
-        hit = option_matcher(self, "conversation_objects").find(text, lowered=lowered)
+        hit = objects.find(text, lowered=lowered)
         if hit:
             return hit, False
         first = _CLAUSE_END.search(text)
@@ -469,7 +469,8 @@ class ContextDependent(Rule):
     def _matchers(self) -> tuple[Any, ...]:
         """The word-list matchers (lexicon semantics), one per option of the rule instance."""
         return tuple(option_matcher(self, option) for option in (
-            "conversation_refs", "leading_refs", "demonstratives", "generic_nouns", "self_scope_nouns"))
+            "conversation_refs", "conversation_objects", "leading_refs", "demonstratives", "generic_nouns",
+            "self_scope_nouns"))
 
     def _dangling_demonstrative(self, text: str, lowered: str, demonstratives: Any, nouns: Any,
                                 scope: Any) -> tuple[str, bool] | None:
