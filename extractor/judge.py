@@ -334,9 +334,11 @@ class JudgeMethod(_JudgeRule):
     What it does:
         For a kept work_method, asks the model the five questions of the
         self-check (normative, transferable, directive, operable, supported)
-        and, when it fails, downgrades the memory to work_fact and removes
-        the method-only metadata (``scope``, ``method_type``), as M001
-        does. Fix: safe.
+        and, when it fails, says so. By default it only warns: on the tuned
+        answer sets its downgrades touched 7 methods a reviewer keeps as
+        they are for 2 it should change. With ``actions.JDG002 = "fix"``
+        it downgrades the memory to work_fact and removes the method-only
+        metadata (``scope``, ``method_type``), as M001 does. Fix: safe.
 
     Why is this bad?
         A narrated fix stored as a method is recalled as a rule for tasks it
@@ -352,7 +354,8 @@ class JudgeMethod(_JudgeRule):
 
     code = "JDG002"
     name = "llm-judge-method"
-    action = "fix"
+    #: A warning by default (the verdict is shown, the method kept); ``actions.JDG002 = "fix"`` applies it.
+    action = "warn"
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterator[Finding]:
         if memory.get("type") != "work_method":
@@ -364,8 +367,8 @@ class JudgeMethod(_JudgeRule):
             if isinstance(metadata, dict) and any(k in metadata for k in METHOD_ONLY_KEYS):
                 kept = {k: v for k, v in metadata.items() if k not in METHOD_ONLY_KEYS}
                 fix.append({"op": "replace", "path": "/metadata", "value": kept})
-            yield Finding(f"LLM judge: not a reusable method ({verdict.reason}); downgraded to work_fact",
-                          path="/type", fix=fix)
+            yield Finding(f"LLM judge: not a reusable method ({verdict.reason}); as a work_fact it would "
+                          "not be recalled as a rule", path="/type", fix=fix)
 
 
 class JudgePlugin:

@@ -21,10 +21,10 @@ def verdict(**fails):
     return Reply(dumps(v))
 
 
-def judged(replies, cache=None):
+def judged(replies, cache=None, config=CONFIG):
     with LoopbackServer(replies) as server:
         judge = Judge(client_for(server, retries=0, timeout=1), cache=cache)
-        engine = judge_engine(CONFIG, judge)
+        engine = judge_engine(config, judge)
         first = engine.validate(dumps(ANSWER), CONTEXT)
         second = engine.validate(dumps(ANSWER), CONTEXT)
         return judge, first, second, server.requests
@@ -50,8 +50,16 @@ def test_failed_gate_drops_the_memory_and_verdicts_are_cached():
     assert '<message id="m41"' in requests[0]["messages"][-1]["content"]
 
 
-def test_failed_method_check_downgrades_to_fact():
+def test_failed_method_check_warns_by_default():
     _, report, _, _ = judged([verdict(method=True)])
+    v = report.violations[0]
+    assert (v.code, v.action, v.path) == ("JDG002", "warn", "/0/memories/0/type")
+    assert report.output[0]["memories"][0] == METHOD   # shown, not applied
+    assert report.ok
+
+
+def test_failed_method_check_downgrades_to_fact_when_configured():
+    _, report, _, _ = judged([verdict(method=True)], config={**CONFIG, "actions": {"JDG002": "fix"}})
     v = report.violations[0]
     assert (v.code, v.action, v.path) == ("JDG002", "fix", "/0/memories/0/type")
     memory = report.output[0]["memories"][0]
