@@ -25,7 +25,7 @@ What no pattern settles is left uncertain rather than called: a
 demonstrative after an earlier clause of the memory (which may hold its
 antecedent in plain words), or after a quantifier of its own sentence
 ("每个 query / mutation 的注释都附上该操作的链接": it ranges over what the
-quantifier introduced) -- :func:`certain`.
+quantifier introduced) -- :func:`first_clause_start`.
 """
 
 from __future__ import annotations
@@ -86,32 +86,16 @@ def resolved_before(text: str, start: int, noun: str, *, forms: Mapping[str, Ite
     return False
 
 
-def certain(text: str, start: int, quantifiers: Iterable[str]) -> bool:
-    """Is a dangling demonstrative at ``start`` certainly a pointer into the conversation?
-
-    Only when nothing in the memory could be its antecedent: it stands in the
-    memory's first clause (a leading label such as 用户偏好： or "Pitfall:"
-    aside), and no quantifier of its sentence (每个, 所有, "each", "every")
-    comes before it. After an earlier clause, that clause may name the object
-    in words no pattern knows ("agent 改写 X 的测试后，该改动…").
-    """
+def first_clause_start(text: str, start: int) -> int | None:
+    """Where the memory's first clause starts, when the demonstrative at ``start`` stands in it
+    (a leading label such as 用户偏好： or "Pitfall:" is not a clause); None when an earlier clause
+    comes before it, which may name the object in words no pattern knows ("agent 改写 X 的测试后，
+    该改动…"). L002 then also asks whether a quantifier of the clause binds it."""
     at = 0
     label = _LEADING_LABEL.match(text)
     if label and label.end() <= start:
         at = label.end()
-    if _CLAUSE_BREAK.search(text, at, start) is not None:
-        return False
-    lowered = text[at:start].lower()
-    for word in quantifiers:
-        word = word.strip().lower()
-        if not word:
-            continue
-        if word.isascii() and word[:1].isalpha():
-            if re.search(rf"\b{re.escape(word)}\b", lowered):
-                return False
-        elif word in lowered:
-            return False
-    return True
+    return None if _CLAUSE_BREAK.search(text, at, start) is not None else at
 
 
 def _has_form(lowered: str, form: str) -> bool:

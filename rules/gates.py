@@ -1110,7 +1110,7 @@ class ProvenanceTest(_Gate):
     def doubtful(self, content: str, memory: dict[str, Any], view: _text.View) -> bool:
         # "The plan is in docs/X.md. It integrates A into B so that …": the pointer is one
         # sentence of several, and the others may say what the file does not.
-        rest = [s for s in _SENTENCES.split(content) if s and not self._points(s)]
+        rest = [s for s in _text.sentences(content) if not self._points(s)]
         return _weight(" ".join(rest)) >= self.options.pointer_words_beside
 
     def _points(self, sentence: str) -> bool:
@@ -1235,7 +1235,6 @@ def _only_locations(content: str) -> bool:
     return True
 
 
-_SENTENCES = re.compile(r"[。！？!?；;\n]+|\.(?:\s+|$)")
 _FIGURE = re.compile(r"\d+(?:[.,/]\d+)*\s?%?")
 
 
@@ -1248,7 +1247,7 @@ def _weight(text: str) -> int:
 
 def _words_beyond_figures(content: str) -> int:
     """Words of the sentences without a figure: what a task names besides its progress."""
-    return _weight(" ".join(s for s in _SENTENCES.split(content) if s and _FIGURE.search(s) is None))
+    return _weight(" ".join(s for s in _text.sentences(content) if _FIGURE.search(s) is None))
 
 
 # --- helpers shared with Q002 ---------------------------------------------------------

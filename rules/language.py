@@ -21,7 +21,7 @@ from typing import Any, Iterable, Iterator
 
 from memvet.needs import Needs
 from memvet.rule import Finding, Rule, RuleOptions
-from memvet.rules._antecedent import certain, resolved_before
+from memvet.rules._antecedent import first_clause_start, resolved_before
 from memvet.rules._langdetect import TextScreen, dominant_language, language_of, measure
 from memvet.rules._wordmatch import option_matcher
 
@@ -500,7 +500,11 @@ class ContextDependent(Rule):
             if resolved_before(text, start, text[noun_start:noun_end], forms=o.noun_forms, kinds=o.noun_kinds,
                                action_nouns=o.action_nouns):
                 continue
-            return text[start:noun_end], certain(text, start, o.quantifiers)
+            # Certain only in the memory's first clause, with no quantifier of it binding the demonstrative.
+            at = first_clause_start(text, start)
+            sure = at is not None and option_matcher(self, "quantifiers").search(text, at, start,
+                                                                                lowered=lowered) is None
+            return text[start:noun_end], sure
         return None
 
     def _points_outside(self, text: str, start: int, end: int, word: str, latin: bool) -> bool:

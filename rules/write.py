@@ -1005,16 +1005,25 @@ class ProposalAsDecision(Rule):
         """The tokens of a message's prose, once per batch (every memory citing it asks again)."""
         return ctx.memo(("W008:tokens", m.sessionKey, m.id), lambda: tokens(_prose(m.content)))
 
+    def _proposing(self, sources: list[Any], ctx: Any) -> list[tuple[Any, str, int]]:
+        """The cited assistant messages that propose: each with its proposal wording and its place
+        in the batch."""
+        order = ctx.memo("W008:order", lambda: {m.key: n for n, m in enumerate(ctx.batch.messages)})
+        return [(m, hit, order[m.key]) for m in sources
+                if m.role == "assistant" and (hit := self._proposal_of(m, ctx))]
+
+    def _region(self, m: Any, ctx: Any) -> dict[str, int]:
+        """The tokens of the paragraph of ``m`` that holds its proposal, memoised per batch."""
+        return ctx.memo(("W008:region", id(self), m.sessionKey, m.id),
+                        lambda: tokens(proposal_region(_prose(m.content), self.proposal)))
+
     def _latest_proposal(self, sources: list[Any], ctx: Any) -> tuple[Any, str] | None:
         """The latest cited assistant message that proposes, with its proposal wording."""
-        order = ctx.memo("W008:order", lambda: {m.key: n for n, m in enumerate(ctx.batch.messages)})
-        found = None
-        for m in sources:
-            if m.role == "assistant":
-                hit = self._proposal_of(m, ctx)
-                if hit and (found is None or order[m.key] > order[found[0].key]):
-                    found = (m, hit)
-        return found
+        proposing = self._proposing(sources, ctx)
+        if not proposing:
+            return None
+        m, hit, _ = max(proposing, key=lambda p: p[2])
+        return m, hit
 
     def _user_took_it(self, proposer: Any, sources: list[Any], mine: dict[str, int], ctx: Any) -> bool:
         """Did the user accept or state it after ``proposer``? The user's final word wins.
@@ -1060,8 +1069,8 @@ class ProposalAsDecision(Rule):
         # decision comes from; and a message that reports work done and then offers more
         # ("已按你的需求完成修改…需要我再…吗") may be cited for the report, which the memory then
         # states rather than the offer. Words alone do not settle either: the finding only warns.
-        other_taken = any(m is not proposer and m.role == "assistant" and self._proposal_of(m, ctx)
-                          and self._user_took_it(m, sources, mine, ctx) for m in sources)
+        other_taken = any(m is not proposer and self._user_took_it(m, sources, mine, ctx)
+                          for m, _, _ in self._proposing(sources, ctx))
         yield Finding(f"written as settled ({marker!r}) but the sources only show an assistant proposal "
                       f"({proposal!r}) that no user message answered; record it as open "
                       "(正在评估…/待确认, 'under evaluation')", path="/content",
@@ -1073,20 +1082,12 @@ class ProposalAsDecision(Rule):
         """The cited proposing message whose proposing paragraph the memory shares most words with
         (the latest on a tie), its proposal wording, and that share of the memory's words."""
         weight = sum(mine.values())
-        order = ctx.memo("W008:order", lambda: {m.key: n for n, m in enumerate(ctx.batch.messages)})
-        best = None
-        for m in sources:
-            if m.role != "assistant":
-                continue
-            hit = self._proposal_of(m, ctx)
-            if not hit:
-                continue
-            region = ctx.memo(("W008:region", id(self), m.sessionKey, m.id),
-                              lambda m=m: tokens(proposal_region(_prose(m.content), self.proposal)))
-            share = overlap(mine, region) / weight if weight else 0.0
-            if best is None or (share, order[m.key]) > (best[2], order[best[0].key]):
-                best = (m, hit, share)
-        return best
+        scored = [(overlap(mine, self._region(m, ctx)) / weight if weight else 0.0, place, m, hit)
+                  for m, hit, place in self._proposing(sources, ctx)]
+        if not scored:
+            return None
+        share, _, m, hit = max(scored, key=lambda s: (s[0], s[1]))
+        return m, hit, share
 
     def _unanswered_findings(self, record: dict[str, Any], content: str, ctx: Any) -> Iterable[Finding]:
         sources = ctx.sources(record)
@@ -1102,9 +1103,7 @@ class ProposalAsDecision(Rule):
             return ()  # written from something else the assistant said, not from this message
         if self._user_took_it(proposer, sources, mine, ctx):
             return ()
-        region = ctx.memo(("W008:region", id(self), proposer.sessionKey, proposer.id),
-                          lambda: tokens(proposal_region(_prose(proposer.content), self.proposal)))
-        from_proposal = overlap(mine, region) >= self.options.min_share * weight
+        from_proposal = overlap(mine, self._region(proposer, ctx)) >= self.options.min_share * weight
         if record.get("kind") not in LONG_TERM_KINDS:
             # Task state (a next step, or a preference W006 already rerouted) does not outlive
             # the task: an unadopted proposal restated there is worth a warning, not a re-ask.
