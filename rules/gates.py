@@ -926,6 +926,14 @@ class ProvenanceTest(_Gate):
         SpecStory's empty edit blocks do) gets a low-confidence finding: a
         report also carries what was learned while writing.
 
+        Who said it: a ``work_fact`` whose sources are only assistant and tool
+        messages is the agent's own account of what it read, ran or did. It
+        fails when it carries nothing of its own (``agent_account_keep``: no
+        cause, pitfall, risk, decision, rule, later use or correction), no
+        user of the batch said most of it (``agent_account_user_share``), and
+        no cited assistant message proposes it (a proposal told as settled is
+        W008's). With one of those it stays, and W003 files it as pending.
+
     Why is this bad?
         The provenance test: what ``grep`` or ``git show`` returns in
         a second is not worth a memory; "配置见 config.yaml" is never what a
@@ -975,8 +983,20 @@ class ProvenanceTest(_Gate):
         {"content": "write_html 先渲染 base.html 模板，再写入 output 目录，因为 viewer 只读取 output 目录。",
          "type": "work_fact", "priority": 80}
         ```
+        user: image generation doesn't work, is it switched off?
+        assistant: config.py: ENABLE_IMAGE_GENERATION defaults to false; .env sets it to true; the limit is 1 a day.
+        ```json
+        {"content": "Image generation is controlled by ENABLE_IMAGE_GENERATION (false by default, true in .env), 1 a day.",
+         "type": "work_fact", "priority": 70, "source_message_ids": ["m2"]}
+        ```
 
     Use instead:
+        user: why does image generation never trigger?
+        assistant: The persona never lists generate_image under Available Tools, so the model does not know it can.
+        ```json
+        {"content": "The model only calls the tools the persona lists, so generate_image must be listed there.",
+         "type": "work_fact", "priority": 80, "source_message_ids": ["m2"]}
+        ```
         user: 插件到底从哪加载的？新建的 rate_limit.ts 没生效
         ```json
         {"content": "服务端插件不做目录自动发现：只有在 server/plugins/registry.ts 的 register() 中 app.use 过的插件才会加载。",
@@ -1061,6 +1081,21 @@ class ProvenanceTest(_Gate):
             "instructions i was given", "my instructions", "你的指令", "根据你的指令", "按照你的指令", "你给的规则", "你设定的规则", "你的规则",
             "项目指令", "自定义指令",
         ]
+        #: A work_fact whose sources are only assistant and tool messages (the agent's own account of
+        #: what it read, ran or did), which no user of the batch said, keeps its place only with
+        #: one of these: a cause, a condition, a problem or pitfall, a decision, a rule, a later
+        #: use, a risk. Without one it retells what the code, the docs, a rerun or the diff gives
+        #: back. Empty: the judgment is off.
+        agent_account_keep: list[str] = REASONS + PROBLEMS + DECISIONS + NORMATIVE + FUTURE_USE + [
+            "原因", "风险", "注意", "限制", "无法", "不能", "不要", "必须", "需要", "而非", "不是", "而不是",
+            "risk", "caveat", "limitation", "warning", "note that", "beware", "must", "should", "never", "always",
+            "cannot", "can't", "could not", "fatal", "issues", "problems", "bugs", "errors",
+            # A user's wish retold is the user's decision; a correction (", not …") is what was learned.
+            "at the user's request", "the user asked", "the user wants", "requested", "用户要求", "按用户",
+            ", not ", "而非", "并非",
+        ]
+        #: ... unless a user of the batch said this share of its terms (names blanked).
+        agent_account_user_share: float = 0.5
         #: Share of a memory's terms that its assistant sources' reports of writing the file it
         #: names hold, from which it may retell the file (low confidence).
         reported_share: float = 0.6
@@ -1086,6 +1121,7 @@ class ProvenanceTest(_Gate):
         self._source = _text.WordSearch(o.source_words)
         self._explain = _text.WordSearch(o.explanation_markers)
         self._not_explain = _text.WordSearch(o.not_explanation)
+        self._agent_account_keep = _text.WordSearch(o.agent_account_keep) if o.agent_account_keep else None
         self._instruction_files = frozenset(name.lower() for name in o.instruction_files)
         self._instruction_recitals = tuple(r.lower() for r in o.instruction_recitals)
 
@@ -1138,7 +1174,8 @@ class ProvenanceTest(_Gate):
         return (self._restates_instructions(content, memory, ctx, view)
                 or (self._lists_files(content, named, ctx, view) if named else None)
                 or self._restates_the_batch(content, memory, ctx, view)
-                or (self._restates_a_report(content, named, memory, ctx, view) if named else None))
+                or (self._restates_a_report(content, named, memory, ctx, view) if named else None)
+                or self._agent_account(memory, ctx, view))
 
     def _restates_the_batch(self, content: str, memory: dict[str, Any], ctx: Any, view: _text.View) -> Finding | None:
         """Most of the memory is text that the batch's tool output and file writes hold."""
@@ -1174,6 +1211,31 @@ class ProvenanceTest(_Gate):
         return Finding(f"it retells what the assistant reported writing into the file it names ({share:.0%} of its "
                        "terms); the file gives it back -- keep only what it does not say",
                        path="/content", confidence="low")
+
+    def _agent_account(self, memory: dict[str, Any], ctx: Any, view: _text.View) -> Finding | None:
+        """A work_fact only the agent's messages say, that explains nothing.
+
+        Who said it decides here: a fact drawn from assistant and tool
+        messages alone is the agent's account of what it read, ran or did.
+        With a cause, a condition, a pitfall, a decision or a rule it
+        carries something the code does not (and W003 files it as pending);
+        without one it is what the file, the docs, a rerun or the diff gives
+        back. A user who said it in this batch makes it theirs.
+        """
+        if (self._agent_account_keep is None or memory.get("type") != FACT
+                or not _sources.only_agent_sources(ctx, memory)):
+            return None
+        if self._agent_account_keep.search(self._not_explain.mask(view.stripped)):
+            return None
+        facts = ctx.facts
+        if any("proposes" in facts.of(m).acts for m in ctx.sources(memory) if m.role == "assistant"):
+            return None  # a proposal told as settled is W008's question, not a retelling
+        if _sources.user_support(ctx, memory, view.stripped) >= self.options.agent_account_user_share:
+            return None  # a user said most of it in this batch (a question naming the thing holds less)
+        return Finding("only assistant and tool messages say it, and it explains nothing (no cause, condition, "
+                       "pitfall, decision or rule): it retells what the agent read, ran or did, which the code, "
+                       "the docs or the diff gives back -- keep what the agent learned, with its reason",
+                       path="/content")
 
     def _own_cause(self, view: _text.View) -> bool:
         """The memory gives a cause or a failure ("because …", "fails with …") beside its names."""

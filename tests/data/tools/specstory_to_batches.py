@@ -77,18 +77,20 @@ def _split_sections(text: str) -> list[str]:
     sections, current = [], []
     fence = False
     depth = 0
+    think = 0  # open <think> blocks: a `---` inside one (Copilot 2026 exports) is not a rule
     for line in text.split("\n"):
         if USER_HEADER.match(line) or ASSISTANT_HEADER.match(line):
             # A turn header always opens a section: an unclosed fence in a
             # pasted log must not swallow the rest of the session.
             sections.append("\n".join(current))
-            current, fence, depth = [line], False, 0
+            current, fence, depth, think = [line], False, 0, 0
             continue
         if line.startswith("```") and not (len(line) > 6 and line.rstrip().endswith("```")):
             fence = not fence
         if not fence:
             depth += line.count("<tool-use") - line.count("</tool-use>")
-        if line == "---" and not fence and depth <= 0:
+        think += line.count("<think>") - line.count("</think>")
+        if line == "---" and not fence and depth <= 0 and think <= 0:
             sections.append("\n".join(current))
             current = []
             depth = 0
