@@ -118,6 +118,23 @@ _FENCED = re.compile(r"(?ms)^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\
 _PASTED_LINE = re.compile(r"(?m)^(?:[ \t]+\S.*|.*[;{}]\s*|\s*<[^>]+>.*|.*\b(?:Traceback|Error|at [\w.$]+\().*)$")
 
 
+def told_by_users(ctx: Any, memory: dict[str, Any], content: str) -> float:
+    """Like :func:`user_support`, but without the user messages that only ask: a question names
+    what it asks about ("how does the bot send images?") and says nothing of it."""
+    session = ctx.resolve_sources(memory)[1]
+
+    def compute() -> Evidence:
+        facts = ctx.facts
+        text = "\n".join(m.content for m in ctx.batch.messages
+                         if m.role == "user" and (session is None or m.sessionKey == session)
+                         and ("asks" not in (acts := facts.of(m).acts) or "states" in acts))
+        return _text.terms_and_chars(text) if text.strip() else _NONE
+    evidence = ctx.memo(("memvet.sources:user-told", session), compute)
+    if not evidence[0]:
+        return 0.0
+    return _text.support(content, *evidence) or 0.0
+
+
 def user_prose(text: str) -> str:
     """What a user WROTE in a message: its text without the code, markup and logs it pasted."""
     if "```" in text or "~~~" in text:

@@ -927,7 +927,8 @@ class ProvenanceTest(_Gate):
         report also carries what was learned while writing.
 
         Who said it: a ``work_fact`` whose sources are only assistant and tool
-        messages is the agent's own account of what it read, ran or did. It
+        messages (and user questions: asking names a thing, it says nothing
+        of it) is the agent's own account of what it read, ran or did. It
         fails when it carries nothing of its own (``agent_account_keep``: no
         cause, pitfall, risk, decision, rule, later use or correction), no
         user of the batch said most of it (``agent_account_user_share``), and
@@ -1094,7 +1095,7 @@ class ProvenanceTest(_Gate):
             "at the user's request", "the user asked", "the user wants", "requested", "用户要求", "按用户",
             ", not ", "而非", "并非",
         ]
-        #: ... unless a user of the batch said this share of its terms (names blanked).
+        #: ... unless a user of the batch said (not asked) this share of its terms (names blanked).
         agent_account_user_share: float = 0.5
         #: Share of a memory's terms that its assistant sources' reports of writing the file it
         #: names hold, from which it may retell the file (low confidence).
@@ -1216,23 +1217,28 @@ class ProvenanceTest(_Gate):
         """A work_fact only the agent's messages say, that explains nothing.
 
         Who said it decides here: a fact drawn from assistant and tool
-        messages alone is the agent's account of what it read, ran or did.
+        messages alone (a user's question among them says nothing of it) is
+        the agent's account of what it read, ran or did.
         With a cause, a condition, a pitfall, a decision or a rule it
         carries something the code does not (and W003 files it as pending);
         without one it is what the file, the docs, a rerun or the diff gives
         back. A user who said it in this batch makes it theirs.
         """
-        if (self._agent_account_keep is None or memory.get("type") != FACT
-                or not _sources.only_agent_sources(ctx, memory)):
+        if self._agent_account_keep is None or memory.get("type") != FACT:
+            return None
+        sources = ctx.sources(memory)
+        facts = ctx.facts
+        if not sources or not all(m.role in ("assistant", "tool") or (
+                m.role == "user" and "asks" in (acts := facts.of(m).acts) and "states" not in acts) for m in sources):
             return None
         if self._agent_account_keep.search(self._not_explain.mask(view.stripped)):
             return None
         facts = ctx.facts
         if any("proposes" in facts.of(m).acts for m in ctx.sources(memory) if m.role == "assistant"):
             return None  # a proposal told as settled is W008's question, not a retelling
-        if _sources.user_support(ctx, memory, view.stripped) >= self.options.agent_account_user_share:
-            return None  # a user said most of it in this batch (a question naming the thing holds less)
-        return Finding("only assistant and tool messages say it, and it explains nothing (no cause, condition, "
+        if _sources.told_by_users(ctx, memory, view.stripped) >= self.options.agent_account_user_share:
+            return None  # a user said most of it in this batch (not just asked about it)
+        return Finding("only the agent's messages say it (a user at most asked), and it explains nothing (no cause, "
                        "pitfall, decision or rule): it retells what the agent read, ran or did, which the code, "
                        "the docs or the diff gives back -- keep what the agent learned, with its reason",
                        path="/content")
