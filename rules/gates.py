@@ -669,6 +669,11 @@ class OneTimeTest(_Gate):
             "seconds", "second", "secs", "sec", "s", "ms", "minutes", "min", "files", "matches", "lines", "rows",
             "mb", "gb", "kb", "bytes", "个测试", "测试", "通过", "失败", "秒", "毫秒", "分钟", "个文件", "行", "条", "个匹配",
         ]
+        #: Words that make the number after them an id, not a reading ("change 93326 failed",
+        #: "PR #412 passed", 工单 1234 失败).
+        ids_before: list[str] = ["change", "pr", "pull request", "merge request", "mr", "issue", "ticket", "bug",
+                                 "patch", "patchset", "patch set", "build", "job", "pipeline", "commit", "revision",
+                                 "工单", "变更", "提交", "构建", "流水线"]
         #: Words that make a reading this run's state ("is running on port 3000"): certain.
         running: list[str] = ["running", "runs on", "is on", "started", "listening", "auto-assigned", "assigned",
                               "this run", "运行在", "跑在", "启动在", "本次", "这次"]
@@ -700,6 +705,8 @@ class OneTimeTest(_Gate):
             # back never finds a match, and backtracking over a long run of digits is quadratic.
             (rf"(?<![\w.:])~?(\d++(?:\.\d++)?)\s?(?:[A-Za-z0-9]++\s)?(?:{after})(?![A-Za-z])" if after else r"(?!x)x"),
             re.IGNORECASE)
+        ids = "|".join(re.escape(w) for w in sorted(o.ids_before, key=len, reverse=True))
+        self._id_before = re.compile(rf"(?:^|[^\w])(?:{ids})\s*[#:]?\s*~?$", re.IGNORECASE) if ids else None
         self._running = _compile(o.running)
         self._when = _text.WordSearch(o.point_in_time)
         self._stands = _text.WordSearch(o.as_it_stands)
@@ -766,7 +773,7 @@ class OneTimeTest(_Gate):
         if ctx.is_dropped(ctx.scene_index, ctx.memory_index):
             return None
         readings = [(m.group(0).strip(), m.group(1) or m.group(2), m.group(2) is not None)
-                    for m in self._reading_of_output.finditer(content)]
+                    for m in self._reading_of_output.finditer(content) if not self._names_an_id(content, m.start())]
         if not readings:
             return None
         sources = ctx.sources(memory)
@@ -793,6 +800,10 @@ class OneTimeTest(_Gate):
         return Finding(f"a reading copied from this batch's {role} output ({shown!r}); the next run prints "
                        "another -- keep the limit or the cause it shows, not the figure",
                        path="/content", confidence="high" if certain else "low")
+
+    def _names_an_id(self, content: str, start: int) -> bool:
+        """The number at ``start`` follows an id word ("change 93326", "PR #412"): a name, not a figure."""
+        return self._id_before is not None and self._id_before.search(content[max(0, start - 24):start]) is not None
 
     def _verdict_of_one_check(self, content: str, memory: dict[str, Any], ctx: Any) -> Finding | None:
         """An all-clear verdict ("fully ESM compliant") that no cited user states: one audit's reading.
@@ -899,7 +910,7 @@ class ProvenanceTest(_Gate):
         one sentence beside others that say more (``pointer_words_beside``
         words), the finding is uncertain (low, warns).
 
-        Against the batch: fails when most of the memory's terms are text
+        Against the batch: fails when most of a fact's or a method's terms are text
         that a tool message of the batch showed or that the assistant wrote
         into a file (``restated_share``; between ``restated_share_unsure``
         and it, or when only a command's output holds it -- no file read,
@@ -907,7 +918,10 @@ class ProvenanceTest(_Gate):
         of its own or a user of the batch said it (a rule the user dictated
         stays the user's even after the assistant wrote it down). A cause
         excuses only while the writes hold less than ``restated_cause_share``
-        of the memory: a "because" copied from the file is the file's.
+        of the memory: a "because" copied from the file is the file's. A
+        work_artifact other than a commit is not judged so: it names what
+        the batch produced, and its title and link are in the output by
+        nature (a commit's line is what ``git log`` gives back).
         A list of where things are ("routes are in routes.py, …") is a
         pointer even when a user said it.
 
@@ -1180,6 +1194,10 @@ class ProvenanceTest(_Gate):
 
     def _restates_the_batch(self, content: str, memory: dict[str, Any], ctx: Any, view: _text.View) -> Finding | None:
         """Most of the memory is text that the batch's tool output and file writes hold."""
+        if memory.get("type") == ARTIFACT and (memory.get("metadata") or {}).get("artifact_type") != "commit":
+            # An artifact names what the batch produced (a review, a doc): its title and link are in the
+            # output by nature. A commit's line is what git log gives back, so a commit is still judged.
+            return None
         o = self.options
         if not _sources.may_restate(ctx, view.folded, o.restated_share_unsure - 0.15):
             return None  # the common case: most of its words are nowhere in the batch's writes

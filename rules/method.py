@@ -56,6 +56,9 @@ NORMATIVE = [
     "务必", "一律", "只能", "只允许", "优先", "尽量", "避免", "记得", "统一", "严禁", "不应",
     "should", "must", "never", "always", "don't", "do not", "prefer", "avoid", "make sure", "ensure",
     "need to", "needs to", "have to", "has to", "is required", "are required", "shall", "only ever",
+    # (not a bare "forbidden" / "not allowed": HTTP status names, "403 Forbidden")
+    "forbid", "forbids", "prohibit", "prohibits", "is forbidden", "are forbidden", "is prohibited",
+    "are prohibited", "is not allowed", "are not allowed",
 ]
 
 #: Compounds that contain a normative character but are not normative
@@ -130,6 +133,8 @@ USER_POSITION = [
     "用户不希望", "用户不想要", "用户不喜欢", "用户反对",
     "user does not want", "user doesn't want", "user never wants", "user dislikes", "user does not like",
     "user doesn't like",
+    "用户禁止", "用户不允许", "用户不让",
+    "user forbids", "user prohibits", "user bans", "user does not allow", "user doesn't allow",
 ]
 
 #: A wish of the user: M005 checks it like a position, but M001 takes it for

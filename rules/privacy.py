@@ -546,6 +546,10 @@ _ID_CHECK = "10X98765432"
 _EMAIL_LOCAL = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._%+-")
 _EMAIL_DOMAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
 _SYSTEM_USERS = frozenset({"git", "root", "ubuntu", "ec2-user", "admin", "deploy", "centos", "debian", "pi"})
+# What comes right before the user@host of an SSH login: an ssh/scp/sftp/rsync command (with its
+# options: "ssh -p 29418 ") or an ssh URL scheme ("ssh://", "git+ssh://", "sftp://").
+_SSH_LOGIN_BEFORE = re.compile(r"(?:\b(?:ssh|scp|sftp|rsync)\s+(?:as\s+)?(?:-\S+(?:\s+\d+)?\s+)*|\b(?:git\+)?(?:ssh|sftp)(?:\+git)?://)$",
+                               re.IGNORECASE)
 
 
 def national_id_valid(number: str) -> bool:
@@ -609,9 +613,9 @@ class _Emails:
             return False
         if text[end:end + 1] == ":" and local.lower() in _SYSTEM_USERS:
             return False  # git@github.com:acme/api.git -- an SSH remote
-        before = text[max(0, start - 12):start]
-        if local.lower() in _SYSTEM_USERS and re.search(r"(?:ssh|scp|sftp|rsync)\s+(?:-\S+\s+)*$", before):
-            return False
+        before = text[max(0, start - 40):start]
+        if _SSH_LOGIN_BEFORE.search(before):
+            return False  # ssh -p 29418 alice@review.example.org, ssh://alice@host: a login, not an address
         if text[start - 1:start] == ":" and "://" in text[max(0, start - 300):start]:
             return False  # the user:password@host of a URL (P001's business)
         return True
