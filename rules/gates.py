@@ -1237,7 +1237,7 @@ class ProvenanceTest(_Gate):
         Who said it decides here: a fact drawn from assistant and tool
         messages alone (a user's question among them says nothing of it) is
         the agent's account of what it read, ran or did.
-        With a cause, a condition, a pitfall, a decision or a rule it
+        With a cause, a pitfall, a decision or a rule it
         carries something the code does not (and W003 files it as pending);
         without one it is what the file, the docs, a rerun or the diff gives
         back. A user who said it in this batch makes it theirs.
@@ -1245,15 +1245,22 @@ class ProvenanceTest(_Gate):
         if self._agent_account_keep is None or memory.get("type") != FACT:
             return None
         sources = ctx.sources(memory)
-        facts = ctx.facts
-        if not sources or not all(m.role in ("assistant", "tool") or (
-                m.role == "user" and "asks" in (acts := facts.of(m).acts) and "states" not in acts) for m in sources):
+        if not sources or all(m.role == "user" for m in sources):
+            return None  # the users' own words
+        # The keep words first, in the text as written: stripping the names costs more than the
+        # search, and a keep word inside a name is rare (the search wants word boundaries).
+        text = self._not_explain.mask(view.text, view.folded)
+        if self._agent_account_keep.search(text, view.folded if text is view.text else None):
             return None
-        if self._agent_account_keep.search(self._not_explain.mask(view.stripped)):
-            return None
         facts = ctx.facts
-        if any("proposes" in facts.of(m).acts for m in ctx.sources(memory) if m.role == "assistant"):
-            return None  # a proposal told as settled is W008's question, not a retelling
+        for m in sources:
+            if m.role == "tool":
+                continue
+            acts = facts.of(m).acts
+            if m.role == "user" and ("asks" not in acts or "states" in acts):
+                return None  # a user said something, not only asked
+            if m.role == "assistant" and "proposes" in acts:
+                return None  # a proposal told as settled is W008's question, not a retelling
         if _sources.told_by_users(ctx, memory, view.stripped) >= self.options.agent_account_user_share:
             return None  # a user said most of it in this batch (not just asked about it)
         return Finding("only the agent's messages say it (a user at most asked), and it explains nothing (no cause, "
