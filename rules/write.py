@@ -129,6 +129,10 @@ class TemporaryOptions(RuleOptions):
         # a change held until an event: 演示完再说, 发完再打开, "until Monday", "for the demo"
         "完再说", "完再打开", "完再开", "完再改", "之后再说", "上线后再", "演示完再", "发完再", "先关掉", "先停掉",
         "for the demo", "until monday", "until tomorrow", "until the demo", "until next week",
+        # a request declined for this time, not for good ("这次先不写测试", "not now"); not 现在不需要,
+        # which as often says "no longer needed" (我现在不需要 unocss 这些类型: a lasting removal)
+        "现在先不", "这次不用", "这次不需要", "这次先不", "本次不需要",
+        "not now", "not right now", "not at the moment",
     ]
     #: Words that make a sentence a lasting rule even though it mentions
     #: something temporary ("以后凡是暂时跳过的测试，一律…", "house rule: …").

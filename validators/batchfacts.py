@@ -75,6 +75,10 @@ class FactsOptions(BaseModel):
         "for now", "for the demo", "for the time being", "for the moment", "temporarily", "until monday",
         "until tomorrow", "until the release", "until the demo", "until further notice", "just for today",
         "for this release", "for today",
+        # a request declined for this time, not for good ("这次先不写测试", "not now"); not 现在不需要,
+        # which as often says "no longer needed"
+        "现在先不", "目前先不", "这次不用", "这次不需要", "这次先不", "本次不需要",
+        "not now", "not right now", "not at the moment", "not for this release",
     ]
     #: An assistant message with one of these proposes and waits for the user.
     propose: list[str] = [
