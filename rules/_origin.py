@@ -25,6 +25,8 @@ _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u200e\u200f\u2060\u2061\
                                     "\u180e\u034f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"),
                            None)
 _INVISIBLE_CHARS = "".join(map(chr, _INVISIBLE))
+# One search instead of a membership test per invisible character (a generator, ~4 µs a text).
+_ANY_INVISIBLE = re.compile(f"[{re.escape(_INVISIBLE_CHARS)}]")
 # Two or more single letters or digits, one space apart: "i g n o r e", "t o".
 _SPACED_LETTERS = re.compile(r"(?<![^\W_])(?:[^\W_][ \t]){1,200}[^\W_](?![^\W_])")
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -37,14 +39,23 @@ def fold(text: str) -> str:
     if not text.isascii():
         if not unicodedata.is_normalized("NFKC", text):
             text = unicodedata.normalize("NFKC", text)
-        if any(ch in text for ch in _INVISIBLE_CHARS):
+        if _ANY_INVISIBLE.search(text) is not None:
             text = text.translate(_INVISIBLE)
         if " " in text or "\t" in text:
             text = _SPACED_CJK.sub("", text)
-    if " " in text or "\t" in text or not text.isascii():
-        text = _SPACED_LETTERS.sub(lambda m: re.sub(r"[ \t]", "", m.group(0)), text)
+    # After NFKC no no-break or ideographic space is left (both fold to " "), so a text
+    # without a space or a tab has nothing to join or collapse.
+    if " " in text or "\t" in text:
+        text = _SPACED_LETTERS.sub(_joined, text)
         text = _BLANKS.sub(" ", text)
     return text
+
+
+_SPACE_OR_TAB = re.compile(r"[ \t]")
+
+
+def _joined(m: re.Match[str]) -> str:
+    return _SPACE_OR_TAB.sub("", m.group(0))
 
 
 # --- what makes a line of untrusted text an injection attempt ------------------------
