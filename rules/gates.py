@@ -50,7 +50,7 @@ FACT, ARTIFACT = "work_fact", "work_artifact"
 # --- what seed 000 says must be kept -----------------------------------------------
 
 REASONS = [
-    "因为", "由于", "理由", "依据", "根因", "原因是", "原因在于", "导致", "以免", "以防", "避免", "防止", "否则",
+    "因为", "由于", "理由", "依据", "根因", "原因是", "原因在于", "的原因", "原因：", "导致", "以免", "以防", "避免", "防止", "否则",
     "所以", "因此", "为了", "是为了", "才能", "才会", "只有", "不会", "就会", "会被", "意味着",
     "because", "since", "due to", "so that", "root cause", "caused by", "causes", "otherwise", "to avoid",
     "to prevent", "in order to", "which means", "the reason", "leads to", "as a result", ", so", "therefore",
