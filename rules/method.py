@@ -960,7 +960,15 @@ _AFTER_SENTENCE_END = re.compile(r"(?<=[。！!？?\n])|(?<=\.)(?=\s)")
 
 def _is_question(text: str) -> bool:
     parts = [p for p in _AFTER_SENTENCE_END.split(text.strip()) if p.strip()]
-    return bool(parts) and all(_QUESTION.search(p.strip()) for p in parts)
+    return bool(parts) and all(_QUESTION.search(p.strip()) and not _PROPOSING_QUESTION.search(p.strip())
+                               for p in parts)
+
+
+# A question that puts forward what to do ("is there any way to drop the else block",
+# 能不能改成…): the user's own proposal, not a mere question.
+_PROPOSING_QUESTION = re.compile(r"^(?:is there (?:any|a|some) way to|is it possible to|can we|could we|shall we|"
+                                 r"why not|how about|what about)\b|能不能|可不可以|有没有办法|要不要改|不如",
+                                 re.IGNORECASE)
 
 
 # Per-message analyses are kept on the batch (``ctx.memo``), keyed by the message
