@@ -898,6 +898,10 @@ _LOCATED = re.compile(
     re.IGNORECASE)
 
 
+#: Roles whose messages tell who said a memory (G003's judgment of the agent's own account).
+_CONVERSATION_ROLES = frozenset({"user", "assistant", "tool"})
+
+
 class ProvenanceTest(_Gate):
     """Only where to look, or a restatement of what the repository says.
 
@@ -948,6 +952,8 @@ class ProvenanceTest(_Gate):
         user of the batch said most of it (``agent_account_user_share``), and
         no cited assistant message proposes it (a proposal told as settled is
         W008's). With one of those it stays, and W003 files it as pending.
+        Certain, and it comes before an uncertain overlap finding (a
+        command's output a user asked for stays a warning).
 
     Why is this bad?
         The provenance test: what ``grep`` or ``git show`` returns in
@@ -1186,11 +1192,14 @@ class ProvenanceTest(_Gate):
             return None
         # Certain kinds first, then the overlap with the whole batch, then the low-confidence report.
         named = _sources.paths(content) if "/" in content or "." in content else ()  # no path without either
-        return (self._restates_instructions(content, memory, ctx, view)
-                or (self._lists_files(content, named, ctx, view) if named else None)
-                or self._restates_the_batch(content, memory, ctx, view)
-                or (self._restates_a_report(content, named, memory, ctx, view) if named else None)
-                or self._agent_account(memory, ctx, view))
+        found = (self._restates_instructions(content, memory, ctx, view)
+                 or (self._lists_files(content, named, ctx, view) if named else None)
+                 or self._restates_the_batch(content, memory, ctx, view)
+                 or (self._restates_a_report(content, named, memory, ctx, view) if named else None))
+        if found is not None and found.confidence != "low":
+            return found
+        # An uncertain overlap does not stand in the way of the certain judgment of who said it.
+        return self._agent_account(memory, ctx, view) or found
 
     def _restates_the_batch(self, content: str, memory: dict[str, Any], ctx: Any, view: _text.View) -> Finding | None:
         """Most of the memory is text that the batch's tool output and file writes hold."""
@@ -1247,6 +1256,8 @@ class ProvenanceTest(_Gate):
         sources = ctx.sources(memory)
         if not sources or all(m.role == "user" for m in sources):
             return None  # the users' own words
+        if any(m.role not in _CONVERSATION_ROLES for m in sources):
+            return None  # a system message (or an audit's stand-in for sources it cannot read): not judged
         # The keep words first, in the text as written: stripping the names costs more than the
         # search, and a keep word inside a name is rare (the search wants word boundaries).
         text = self._not_explain.mask(view.text, view.folded)

@@ -146,13 +146,13 @@ def test_the_judge_is_not_asked_without_a_low_finding():
     assert report.violations == []
 
 
-def _g003(tool_text):
+def _g003(tool_text, sources=("m2",)):
     context = {"messages": [
         {"id": "m1", "sessionKey": "s", "role": "user", "content": "check it", "timestamp": 1_795_831_200_000},
         {"id": "m2", "sessionKey": "s", "role": "tool", "content": tool_text, "timestamp": 1_795_831_260_000}],
         "scenePool": [{"id": "sc0001", "label": "shop-api｜gateway"}]}
     memory = {"content": "GATEWAY_HOST is gw.internal.example, GATEWAY_TIMEOUT_MS is 3000 and GATEWAY_RETRIES is 2.",
-              "type": "work_fact", "priority": 80, "source_message_ids": ["m2"]}
+              "type": "work_fact", "priority": 80, "source_message_ids": list(sources)}
     answer = json.dumps([{"scene_id": "sc0001", "message_ids": ["m1", "m2"], "memories": [memory]}])
     engine = Engine(config_from_dict({"select": ["G003"]}))
     return [(v.code, v.action, v.confidence) for v in engine.validate(answer, context).violations]
@@ -164,6 +164,13 @@ def test_restating_a_file_a_tool_read_is_certain():
 
 
 def test_restating_a_commands_output_is_a_low_confidence_warning():
-    # no file read or written: the output of a probe may be an investigation's result
+    # no file read or written: the output of a probe may be an investigation's result -- when the
+    # user who asked for it is among the sources too
     text = "$ ./probe --env prod\nGATEWAY_HOST=gw.internal.example\nGATEWAY_TIMEOUT_MS=3000\nGATEWAY_RETRIES=2"
-    assert _g003(text) == [("G003", "warn", "low")]
+    assert _g003(text, sources=("m1", "m2")) == [("G003", "warn", "low")]
+
+
+def test_a_commands_output_only_the_tool_says_is_certain():
+    # cited from the tool message alone, explaining nothing: the agent's own account (who said it)
+    text = "$ ./probe --env prod\nGATEWAY_HOST=gw.internal.example\nGATEWAY_TIMEOUT_MS=3000\nGATEWAY_RETRIES=2"
+    assert _g003(text) == [("G003", "drop", "high")]
