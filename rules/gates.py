@@ -636,6 +636,8 @@ class OneTimeTest(_Gate):
         #: A work_task with this many words in sentences without a figure names work beyond its
         #: progress figure: the figure only warns (low confidence), the task is kept.
         task_words_beyond_figure: int = 5
+        #: ... and a fact's figure beside this many words of sentences without one.
+        fact_words_beyond_figure: int = 15
         #: Markers of one moment: with any number or outcome they make a snapshot.
         point_in_time: list[str] = [
             "今天", "今日", "今晚", "今早", "今天下午", "昨天", "昨晚", "刚才", "刚刚", "此刻", "这会儿",
@@ -752,7 +754,11 @@ class OneTimeTest(_Gate):
     def doubtful(self, content: str, memory: dict[str, Any], view: _text.View) -> bool:
         # A task's progress figure goes stale, but the work it names does not: "60% done;
         # remaining: migration, UI" is follow-up work that a drop would lose.
-        return memory.get("type") == TASK and _words_beyond_figures(content) >= self.options.task_words_beyond_figure
+        if memory.get("type") == TASK:
+            return _words_beyond_figures(content) >= self.options.task_words_beyond_figure
+        # A reading in one sentence of a memory whose other sentences say more ("failed with
+        # 'thread not found'; fixed by … . Generation took 6.57 s"): a stray figure, not all of it.
+        return _words_beyond_figures(content) >= self.options.fact_words_beyond_figure
 
     def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
                         view: _text.View) -> Finding | None:

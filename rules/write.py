@@ -148,6 +148,10 @@ class TemporaryOptions(RuleOptions):
     marking_roles: list[str] = ["user", "assistant"]
 
 
+# A temporary marker right after one of these names the alternative that was NOT chosen
+# ("rather than temporarily disabling image generation", 而不是暂时关掉).
+_NOT_CHOSEN = re.compile(r"(?:\b(?:rather than|instead of)|而不是|而非)\s*$", re.IGNORECASE)
+
 #: ``_UNTIL_FIXED`` needs this word: a literal for the text layer beside the ``temporary`` list.
 _UNTIL = ("until",)
 
@@ -205,6 +209,8 @@ class Temporal:
             return None
         if self.lasting and self.lasting.search(sentence):
             return None
+        if hit is not None and _NOT_CHOSEN.search(sentence, 0, hit.start()):
+            return None  # "improve the message rather than temporarily disabling it": the road not taken
         return marker
 
     def scan(self, text: str) -> list[tuple[str | None, dict[str, int]]]:
