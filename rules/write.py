@@ -119,13 +119,20 @@ class TemporaryOptions(RuleOptions):
         "临时禁用", "临时启用", "临时切", "临时换", "临时放开", "临时提高", "临时降低", "临时设", "临时绕过",
         "临时方案", "权宜之计", "应急处理", "先这样", "先这么", "先凑合", "先不", "暂不",
         "今天先", "今晚先", "这两天先", "这几天先", "这周先", "这两周先", "本周先", "这阵子先", "眼下先", "目前先",
-        "再回滚", "明天回滚", "之后回滚", "稍后回滚", "回头回滚", "改回", "调回", "切回", "换回", "开回", "关回",
-        "恢复成", "恢复为", "恢复原", "再恢复", "完再补", "再补上", "之后再补", "回头再补", "回头再改",
+        # A revert is temporary only when it is planned (明天回滚, 再改回, "switch it back later"):
+        # "undo that, put it back" now is the user turning a change down, and what comes back stays.
+        "再回滚", "明天回滚", "之后回滚", "稍后回滚", "回头回滚", "再改回", "再调回", "再切回", "再换回", "再开回", "再关回",
+        "之后改回", "之后换回", "回头改回", "明天改回", "明天换回", "再恢复成",
+        "完改回", "完换回", "完切回", "完调回", "就改回", "就换回", "就切回", "就调回",
+        "后改回", "后换回", "后切回", "后调回",  # not 后恢复: "改用 587 后恢复" is a recovery
+        "再恢复", "完再补", "再补上", "之后再补", "回头再补", "回头再改",
         "for now", "for the time being", "for the moment", "temporarily", "temporary fix", "temporary workaround",
         "temporary change", "temporary hack", "temporary override", "temporary bump", "as a stopgap", "as a workaround",
         "until the release", "until the next release", "until further notice", "revert it tomorrow",
-        "revert tomorrow", "roll back tomorrow", "roll it back", "switch back", "change back", "change it back",
-        "set it back", "turn it back", "put it back", "just for the demo", "for this sprint", "for today",
+        "revert tomorrow", "roll back tomorrow", "roll it back later", "switch back later", "switch it back later",
+        "change it back later", "change back later", "set it back later", "turn it back later", "put it back later",
+        "back afterwards", "back after the", "then switch back", "then switch it back", "then change it back",
+        "then put it back", "then revert", "just for the demo", "for this sprint", "for today",
         # a change held until an event: 演示完再说, 发完再打开, "until Monday", "for the demo"
         "完再说", "完再打开", "完再开", "完再改", "之后再说", "上线后再", "演示完再", "发完再", "先关掉", "先停掉",
         "for the demo", "until monday", "until tomorrow", "until the demo", "until next week",
@@ -451,7 +458,9 @@ class TemporaryAsConvention(Rule):
 
     What it does:
         Looks for temporary-change markers -- 先把…改成…明天再回滚, 暂时关掉,
-        临时调到, 改回, "for now", "until the release", "until … is fixed" --
+        临时调到, 测完再改回, "for now", "until the release", "until … is fixed",
+        "then switch it back" (a planned revert; "undo that, put it back" now
+        is the user turning a change down, and what comes back stays) --
         in the content and in the user/assistant sentences the memory comes
         from (the sentence it shares most words with decides). A
         ``project_fact`` or ``code_preference`` built on such a sentence is
