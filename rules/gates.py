@@ -63,6 +63,7 @@ PROBLEMS = [
     "解决", "规避",
     "fix", "fixed", "fixes", "issue", "regression", "error", "fails", "failed", "broke", "broken", "crash",
     "leak", "deadlock", "pitfall", "solved", "resolved", "workaround",
+    "breaks", "misaligns", "misaligned", "错位",
 ]
 DECISIONS = [
     "决定", "决策", "选定", "选用", "约定", "规定", "采用", "要求", "否决", "是否", "待确认", "正在评估", "评估",

@@ -144,6 +144,7 @@ USER_POSITION = [
 USER_WISH = [
     "用户希望", "用户想要", "用户期望", "用户喜欢",
     "user wants", "user likes", "user expects", "user would like", "user asks for",
+    "user only wants", "user just wants", "用户只想", "用户只希望",
 ]
 
 #: Conditions and quantifiers that give a wish a scope beyond one occasion
