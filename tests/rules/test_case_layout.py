@@ -2,6 +2,7 @@
 
 import pathlib
 
+import pytest
 import yaml
 
 from memvet.registry import build_registry
@@ -67,3 +68,18 @@ def test_split_script_takes_a_file_whose_cases_each_name_their_rule(tmp_path):
         "cases:\n  a:\n    rule: T001\n    output: {content: x, type: work_fact, priority: 80}\n", "utf-8")
     assert split_cases.main(["--sources", str(tmp_path / "cases"), "--dest", str(tmp_path)]) == 0
     assert [(c.rule, c.name) for c in load_cases(tmp_path / "T001.yaml")] == [("T001", "a")]
+
+
+def test_a_prose_value_cut_at_a_comment_is_refused(tmp_path):
+    # YAML reads " #" after a plain scalar as a comment: "On PR #412 failed" would load as "On PR"
+    cut = tmp_path / "cut.yaml"
+    cut.write_text("rule: G002\ncases:\n  c:\n    messages: ['user: ci?']\n"
+                   "    output:\n      content: On PR #412, 3 tests failed\n      type: work_fact\n      priority: 70\n",
+                   encoding="utf-8")
+    with pytest.raises(ValueError, match=r"cut\.yaml:6: the unquoted content value stops at ' #'"):
+        load_cases(cut)
+    fine = tmp_path / "fine.yaml"
+    fine.write_text("rule: G002\ncases:\n  c:\n    messages: ['user: ci?']  # a comment after quoted text\n"
+                    "    output:\n      content: 'On PR #412, 3 tests failed'\n      type: work_fact\n"
+                    "      priority: 70  # a comment after a number is a comment\n", encoding="utf-8")
+    assert load_cases(fine)[0].output[0]["memories"][0]["content"] == "On PR #412, 3 tests failed"

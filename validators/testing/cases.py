@@ -157,9 +157,47 @@ def load_cases(path: str | Path) -> list[Case]:
     """Read a YAML or JSON case file."""
     path = Path(path)
     text = path.read_text("utf-8")
+    if path.suffix != ".json":
+        _refuse_cut_texts(text, str(path))
     data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
     rule = data.get("rule", "")
     return [_case(name, rule, spec, str(path)) for name, spec in (data.get("cases") or {}).items()]
+
+
+#: Keys whose values are prose: in them an unquoted " #" is text, never a comment the author meant.
+_TEXT_KEYS = frozenset({"content", "new_scene_name", "new_scene_reason", "messages"})
+
+
+def _refuse_cut_texts(text: str, source: str) -> None:
+    """Refuse a plain (unquoted) text value that YAML cut at " #".
+
+    YAML reads `` #`` after a plain scalar as the start of a comment, so
+    ``content: On PR #412, 3 tests failed`` loads as "On PR" and the case
+    silently tests something else. Only the prose fields are looked at
+    (a comment after ``priority: 80`` is a comment).
+    """
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError:
+        return  # yaml.safe_load reports it, with its line
+    lines = text.splitlines()
+
+    def cut(node: Any, key: str) -> None:
+        if isinstance(node, yaml.ScalarNode):
+            if key in _TEXT_KEYS and node.style is None and node.end_mark.line < len(lines):
+                rest = lines[node.end_mark.line][node.end_mark.column:]
+                if rest.lstrip().startswith("#"):
+                    raise ValueError(f"{source}:{node.end_mark.line + 1}: the unquoted {key} value stops at "
+                                     f"' #' (YAML reads the rest as a comment); quote the value")
+        elif isinstance(node, yaml.SequenceNode):
+            for item in node.value:
+                cut(item, key)
+        elif isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                cut(v, k.value if isinstance(k, yaml.ScalarNode) else "")
+
+    if root is not None:
+        cut(root, "")
 
 
 def iter_case_files(folder: str | Path) -> Iterator[Case]:
