@@ -41,7 +41,7 @@ from typing import Any, Iterable
 from memvet.needs import Needs
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules import _sources, _text, lexicon
-from memvet.rules.method import NORMATIVE, NOT_NORMATIVE
+from memvet.rules.method import NORMATIVE, NOT_NORMATIVE, USER_WISH
 from memvet.rules import _changelog  # G001's change-log shapes
 
 TASK, METHOD = "work_task", "work_method"
@@ -295,7 +295,9 @@ class StrippingTest(_Gate):
             "removed", "deleted", "updated", "changed", "refactored", "merged", "landed", "completed",
             "introduced", "reformatted", "formatted", "converted", "rewrote", "rewritten", "cleaned up",
         ]
-        keep_markers: list[str] = REASONS + CONDITIONS + PROBLEMS + DECISIONS + NORMATIVE + FUTURE_USE
+        #: ... and what a user wants ("User wants the helpers moved into src/"): a wish, not a change made
+        #: (not what a user believes: "用户认为 X 有问题，但…" is often corrected in the same memory).
+        keep_markers: list[str] = REASONS + CONDITIONS + PROBLEMS + DECISIONS + NORMATIVE + FUTURE_USE + USER_WISH
         not_keep: list[str] = NOT_NORMATIVE
         #: Narration of work done, judged only when a source shows that work (an edit,
         #: a file write, a commit, an assistant's "done" report): a sentence opening
@@ -1071,7 +1073,8 @@ class ProvenanceTest(_Gate):
             "配置文件", "字段", "章节", "一节", "手册", "docs", "documentation", "page", "comment", "commit",
             "section", "file", "config", "manual", "runbook",
         ]
-        explanation_markers: list[str] = REASONS + CONDITIONS + DECISIONS + NORMATIVE + [
+        #: (A user's wish is a rule about where things go: "User wants X defined in the config".)
+        explanation_markers: list[str] = REASONS + CONDITIONS + DECISIONS + NORMATIVE + USER_WISH + [
             "核心", "模板", "参考实现", "基准", "template", "reference implementation", "accepted", "canonical",
             "source of truth", "不是", "而不是", "instead of", "not the",
         ]
