@@ -39,19 +39,33 @@ def file_support(ctx: Any, content: str) -> float:
     def compute() -> Evidence:
         text = file_text(ctx.facts, ctx.batch)
         return _text.terms_and_chars(text) if text else _NONE
-    evidence = ctx.memo("memvet.sources:files", compute)
-    if not evidence[0]:
-        return 0.0
-    return _text.support(content, *evidence) or 0.0
+    return _share(content, ctx.memo("memvet.sources:files", compute))
 
 
 def user_evidence(ctx: Any, session: str | None) -> Evidence:
     """Terms and characters of what the users of ``session`` (every session when None) said."""
+    return _users_evidence(ctx, session, "memvet.sources:user")
+
+
+def _users_evidence(ctx: Any, session: str | None, tag: str, acts_pass: Any = None,
+                    text_of: Any = None) -> Evidence:
+    """Terms and characters of the user messages of ``session`` (every session when None) whose
+    batch-fact acts ``acts_pass`` lets through (all when None), each read as ``text_of(content)``;
+    once per batch under ``tag``."""
     def compute() -> Evidence:
-        text = "\n".join(m.content for m in ctx.batch.messages
-                         if m.role == "user" and (session is None or m.sessionKey == session))
-        return _text.terms_and_chars(text) if text else _NONE
-    return ctx.memo(("memvet.sources:user", session), compute)
+        facts = ctx.facts if acts_pass is not None else None  # the batch facts only when asked for
+        text = "\n".join(m.content if text_of is None else text_of(m.content) for m in ctx.batch.messages
+                         if m.role == "user" and (session is None or m.sessionKey == session)
+                         and (facts is None or acts_pass(facts.of(m).acts)))
+        return _text.terms_and_chars(text) if text.strip() else _NONE
+    return ctx.memo((tag, session), compute)
+
+
+def _share(content: str, evidence: Evidence) -> float:
+    """Share of the content (0..1) that the evidence holds; 0 without evidence or without a term."""
+    if not evidence[0]:
+        return 0.0
+    return _text.support(content, *evidence) or 0.0
 
 
 #: Characters that say nothing about overlap (ASCII, which the word runs cover, and punctuation).
@@ -97,19 +111,12 @@ def may_restate(ctx: Any, folded: str, share: float) -> bool:
 
 def written_support(ctx: Any, content: str) -> float:
     """Share of the content (0..1) that the batch's tool output and file writes already hold."""
-    evidence = written_evidence(ctx)
-    if not evidence[0]:
-        return 0.0
-    return _text.support(content, *evidence) or 0.0
+    return _share(content, written_evidence(ctx))
 
 
 def user_support(ctx: Any, memory: dict[str, Any], content: str) -> float:
     """Share of the content (0..1) that a user of the memory's session said in this batch."""
-    session = ctx.resolve_sources(memory)[1]
-    evidence = user_evidence(ctx, session)
-    if not evidence[0]:
-        return 0.0
-    return _text.support(content, *evidence) or 0.0
+    return _share(content, user_evidence(ctx, ctx.resolve_sources(memory)[1]))
 
 
 #: Lines a user pasted rather than wrote: fenced blocks, indented lines, lines that end like code
@@ -121,18 +128,8 @@ _PASTED_LINE = re.compile(r"(?m)^(?:[ \t]+\S.*|.*[;{}]\s*|\s*<[^>]+>.*|.*\b(?:Tr
 def told_by_users(ctx: Any, memory: dict[str, Any], content: str) -> float:
     """Like :func:`user_support`, but without the user messages that only ask: a question names
     what it asks about ("how does the bot send images?") and says nothing of it."""
-    session = ctx.resolve_sources(memory)[1]
-
-    def compute() -> Evidence:
-        facts = ctx.facts
-        text = "\n".join(m.content for m in ctx.batch.messages
-                         if m.role == "user" and (session is None or m.sessionKey == session)
-                         and ("asks" not in (acts := facts.of(m).acts) or "states" in acts))
-        return _text.terms_and_chars(text) if text.strip() else _NONE
-    evidence = ctx.memo(("memvet.sources:user-told", session), compute)
-    if not evidence[0]:
-        return 0.0
-    return _text.support(content, *evidence) or 0.0
+    return _share(content, _users_evidence(ctx, ctx.resolve_sources(memory)[1], "memvet.sources:user-told",
+                                           lambda acts: "asks" not in acts or "states" in acts))
 
 
 def user_prose(text: str) -> str:
@@ -147,18 +144,8 @@ def user_prose_support(ctx: Any, memory: dict[str, Any], content: str) -> float:
     request or a question) in their own words (not the code they pasted): a change log that repeats
     a pasted stylesheet, or that carries out "can you make the shadow stand out more", is not the
     user's position told back."""
-    session = ctx.resolve_sources(memory)[1]
-
-    def compute() -> Evidence:
-        facts = ctx.facts
-        text = "\n".join(user_prose(m.content) for m in ctx.batch.messages
-                         if m.role == "user" and (session is None or m.sessionKey == session)
-                         and "states" in (acts := facts.of(m).acts) and "asks" not in acts)
-        return _text.terms_and_chars(text) if text.strip() else _NONE
-    evidence = ctx.memo(("memvet.sources:user-prose", session), compute)
-    if not evidence[0]:
-        return 0.0
-    return _text.support(content, *evidence) or 0.0
+    return _share(content, _users_evidence(ctx, ctx.resolve_sources(memory)[1], "memvet.sources:user-prose",
+                                           lambda acts: "states" in acts and "asks" not in acts, user_prose))
 
 
 def stated_support(ctx: Any, memory: dict[str, Any], content: str) -> float:

@@ -755,13 +755,12 @@ class OneTimeTest(_Gate):
         return shape
 
     def doubtful(self, content: str, memory: dict[str, Any], view: _text.View) -> bool:
-        # A task's progress figure goes stale, but the work it names does not: "60% done;
-        # remaining: migration, UI" is follow-up work that a drop would lose.
-        if memory.get("type") == TASK:
-            return _words_beyond_figures(content) >= self.options.task_words_beyond_figure
-        # A reading in one sentence of a memory whose other sentences say more ("failed with
-        # 'thread not found'; fixed by … . Generation took 6.57 s"): a stray figure, not all of it.
-        return _words_beyond_figures(content) >= self.options.fact_words_beyond_figure
+        # A task's progress figure goes stale, but the work it names does not ("60% done; remaining:
+        # migration, UI"); a reading in one sentence of a fact whose other sentences say more
+        # ("failed with 'thread not found'; fixed by … . Generation took 6.57 s") is a stray figure.
+        o = self.options
+        limit = o.task_words_beyond_figure if memory.get("type") == TASK else o.fact_words_beyond_figure
+        return _words_beyond_figures(content) >= limit
 
     def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
                         view: _text.View) -> Finding | None:
@@ -1114,12 +1113,12 @@ class ProvenanceTest(_Gate):
         ]
         #: A work_fact whose sources are only assistant and tool messages (the agent's own account of
         #: what it read, ran or did), which no user of the batch said, keeps its place only with
-        #: one of these: a cause, a condition, a problem or pitfall, a decision, a rule, a later
-        #: use, a risk. Without one it retells what the code, the docs, a rerun or the diff gives
+        #: one of these: a cause, a problem or pitfall, a decision, a rule, a later use, a risk, a
+        #: correction. Without one it retells what the code, the docs, a rerun or the diff gives
         #: back. Empty: the judgment is off.
         agent_account_keep: list[str] = REASONS + PROBLEMS + DECISIONS + NORMATIVE + FUTURE_USE + [
-            "原因", "风险", "注意", "限制", "无法", "不能", "不要", "必须", "需要", "而非", "不是", "而不是",
-            "risk", "caveat", "limitation", "warning", "note that", "beware", "must", "should", "never", "always",
+            "原因", "风险", "注意", "限制", "无法", "不是", "而不是",
+            "risk", "caveat", "limitation", "warning", "note that", "beware",
             "cannot", "can't", "could not", "fatal", "issues", "problems", "bugs", "errors",
             # A user's wish retold is the user's decision; a correction (", not …") is what was learned.
             "at the user's request", "the user asked", "the user wants", "requested", "用户要求", "按用户",

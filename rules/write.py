@@ -1071,7 +1071,8 @@ class ProposalAsDecision(Rule):
     def _settled_findings(self, record: dict[str, Any], content: str, marker: str, ctx: Any) -> Iterator[Finding]:
         sources = ctx.sources(record)
         mine = tokens(content)
-        found = self._proposal_written_from(sources, mine, ctx)
+        proposing = self._proposing(sources, ctx)
+        found = self._proposal_written_from(proposing, mine, ctx)
         if found is None:
             return
         proposer, proposal, share = found
@@ -1088,21 +1089,21 @@ class ProposalAsDecision(Rule):
         # decision comes from; and a message that reports work done and then offers more
         # ("已按你的需求完成修改…需要我再…吗") may be cited for the report, which the memory then
         # states rather than the offer. Words alone do not settle either: the finding only warns.
-        other_taken = any(m is not proposer and self._user_took_it(m, sources, mine, ctx)
-                          for m, _, _ in self._proposing(sources, ctx))
+        other_taken = any(m is not proposer and self._user_took_it(m, sources, mine, ctx) for m, _, _ in proposing)
         yield Finding(f"written as settled ({marker!r}) but the sources only show an assistant proposal "
                       f"({proposal!r}) that no user message answered; record it as open "
                       "(正在评估…/待确认, 'under evaluation')", path="/content",
                       confidence="low" if other_taken or (share < self.options.min_share
                                                           and "reports_done" in facts.of(proposer).acts) else None)
 
-    def _proposal_written_from(self, sources: list[Any], mine: dict[str, int],
+    def _proposal_written_from(self, proposing: list[tuple[Any, str, int]], mine: dict[str, int],
                                ctx: Any) -> tuple[Any, str, float] | None:
-        """The cited proposing message whose proposing paragraph the memory shares most words with
-        (the latest on a tie), its proposal wording, and that share of the memory's words."""
+        """Of the cited proposing messages (:meth:`_proposing`), the one whose proposing paragraph the
+        memory shares most words with (the latest on a tie), its proposal wording, and that share of
+        the memory's words."""
         weight = sum(mine.values())
         scored = [(overlap(mine, self._region(m, ctx)) / weight if weight else 0.0, place, m, hit)
-                  for m, hit, place in self._proposing(sources, ctx)]
+                  for m, hit, place in proposing]
         if not scored:
             return None
         share, _, m, hit = max(scored, key=lambda s: (s[0], s[1]))

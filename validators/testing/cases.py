@@ -157,9 +157,7 @@ def load_cases(path: str | Path) -> list[Case]:
     """Read a YAML or JSON case file."""
     path = Path(path)
     text = path.read_text("utf-8")
-    if path.suffix != ".json":
-        _refuse_cut_texts(text, str(path))
-    data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    data = json.loads(text) if path.suffix == ".json" else _load_yaml(text, str(path))
     rule = data.get("rule", "")
     return [_case(name, rule, spec, str(path)) for name, spec in (data.get("cases") or {}).items()]
 
@@ -168,7 +166,21 @@ def load_cases(path: str | Path) -> list[Case]:
 _TEXT_KEYS = frozenset({"content", "new_scene_name", "new_scene_reason", "messages"})
 
 
-def _refuse_cut_texts(text: str, source: str) -> None:
+def _load_yaml(text: str, source: str) -> Any:
+    """``yaml.safe_load(text)``, parsed once: the node tree is checked (:func:`_refuse_cut_texts`)
+    before it is built into data, as ``safe_load`` itself does in two steps."""
+    loader = yaml.SafeLoader(text)
+    try:
+        root = loader.get_single_node()
+        if root is None:
+            return None
+        _refuse_cut_texts(root, text.splitlines(), source)
+        return loader.construct_document(root)
+    finally:
+        loader.dispose()
+
+
+def _refuse_cut_texts(root: Any, lines: list[str], source: str) -> None:
     """Refuse a plain (unquoted) text value that YAML cut at " #".
 
     YAML reads `` #`` after a plain scalar as the start of a comment, so
@@ -176,11 +188,6 @@ def _refuse_cut_texts(text: str, source: str) -> None:
     silently tests something else. Only the prose fields are looked at
     (a comment after ``priority: 80`` is a comment).
     """
-    try:
-        root = yaml.compose(text)
-    except yaml.YAMLError:
-        return  # yaml.safe_load reports it, with its line
-    lines = text.splitlines()
 
     def cut(node: Any, key: str) -> None:
         if isinstance(node, yaml.ScalarNode):
@@ -196,8 +203,7 @@ def _refuse_cut_texts(text: str, source: str) -> None:
             for k, v in node.value:
                 cut(v, k.value if isinstance(k, yaml.ScalarNode) else "")
 
-    if root is not None:
-        cut(root, "")
+    cut(root, "")
 
 
 def iter_case_files(folder: str | Path) -> Iterator[Case]:
