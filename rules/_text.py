@@ -114,14 +114,40 @@ for _suffix in _SUFFIXES:
 
 _STEMMABLE_LAST = frozenset(_SUFFIXES_BY_LAST) | {"'"}
 
+#: Irregular past forms of common verbs and their infinitive: "it is built in CI" says what "it
+#: builds in CI" says (a suffix stripper cannot see that). Not the forms that are also common
+#: words of their own in code talk (left, bound, led, fed, saw).
+_IRREGULAR_FORMS = {
+    "build": "built", "write": "wrote written", "make": "made", "break": "broke broken",
+    "choose": "chose chosen", "keep": "kept", "send": "sent", "find": "found", "take": "took taken",
+    "give": "gave given", "get": "got gotten", "begin": "began begun", "hold": "held",
+    "lose": "lost", "mean": "meant", "pay": "paid", "show": "shown", "spend": "spent", "think": "thought",
+    "tell": "told", "understand": "understood", "go": "went gone", "hide": "hid hidden", "buy": "bought",
+    "catch": "caught", "draw": "drew drawn", "fall": "fell fallen", "forget": "forgot forgotten",
+    "grow": "grew grown", "know": "knew known", "see": "seen", "speak": "spoke spoken",
+    "throw": "threw thrown", "teach": "taught", "seek": "sought", "stick": "stuck", "deal": "dealt",
+    "run": "ran", "say": "said", "bring": "brought", "feel": "felt", "drive": "drove driven",
+    "rise": "rose risen", "freeze": "froze frozen", "shake": "shook shaken", "steal": "stole stolen",
+    "swear": "swore sworn", "wear": "wore worn", "tear": "tore torn", "sell": "sold",
+    "stand": "stood", "dig": "dug", "hang": "hung", "spin": "spun",
+}
+_IRREGULAR: dict[str, str] = {}
+
 
 def stem(word: str) -> str:
-    """A deliberately light English stemmer: strip one common suffix."""
+    """A deliberately light English stemmer: strip one common suffix (irregular past forms: their infinitive)."""
     word = word.lower().strip("'")
+    irregular = _IRREGULAR.get(word)
+    if irregular is not None:
+        return irregular
     for suffix in _SUFFIXES_BY_LAST.get(word[-1:], ()):
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)]
     return word
+
+
+# Each form stems as its infinitive does ("built" as "build", "ran" as "run").
+_IRREGULAR.update({form: stem(base) for base, forms in _IRREGULAR_FORMS.items() for form in forms.split()})
 
 
 def latin_stems(text: str, *, drop: Iterable[str] = STOPWORDS) -> list[str]:
@@ -181,7 +207,7 @@ def _terms(normalized: str) -> frozenset[str]:
         words = set(_LATIN_WORD.findall(normalized))
         words.difference_update(STOPWORDS)
         # stem() leaves a word alone unless it ends in a suffix letter or "'".
-        out.update([w if w[-1] not in _STEMMABLE_LAST else stem(w) for w in words if len(w) >= 3])
+        out.update([stem(w) if w[-1] in _STEMMABLE_LAST or w in _IRREGULAR else w for w in words if len(w) >= 3])
     return frozenset(out)
 
 
@@ -304,7 +330,7 @@ def _term_words(words: Iterable[str]) -> set[str]:
 
 def _stems_of(words: Iterable[str]) -> frozenset[str]:
     # stem() leaves a word alone unless it ends in a suffix letter or "'" (the words are lower-case).
-    return frozenset([w if w[-1] not in _STEMMABLE_LAST else stem(w) for w in words])
+    return frozenset([stem(w) if w[-1] in _STEMMABLE_LAST or w in _IRREGULAR else w for w in words])
 
 
 def _words_found(words: set[str], sources: list[SourceText]) -> bool:

@@ -674,6 +674,10 @@ class OneTimeTest(_Gate):
             "seconds", "second", "secs", "sec", "s", "ms", "minutes", "min", "files", "matches", "lines", "rows",
             "mb", "gb", "kb", "bytes", "个测试", "测试", "通过", "失败", "秒", "毫秒", "分钟", "个文件", "行", "条", "个匹配",
         ]
+        #: Units of a check run's result ("219 errors", "12 passed", 3 个失败): whoever prints the
+        #: count (a tool, or the assistant retelling its run), it is that run's reading: certain.
+        run_results: list[str] = ["tests", "test", "specs", "passed", "passing", "failed", "failing", "skipped",
+                                  "errors", "warnings", "个测试", "测试", "通过", "失败"]
         #: Words that make the number after them an id, not a reading ("change 93326 failed",
         #: "PR #412 passed", 工单 1234 失败).
         ids_before: list[str] = ["change", "pr", "pull request", "merge request", "mr", "issue", "ticket", "bug",
@@ -710,6 +714,10 @@ class OneTimeTest(_Gate):
             # back never finds a match, and backtracking over a long run of digits is quadratic.
             (rf"(?<![\w.:])~?(\d++(?:\.\d++)?)\s?(?:[A-Za-z0-9]++\s)?(?:{after})(?![A-Za-z])" if after else r"(?!x)x"),
             re.IGNORECASE)
+        results = _compile(o.run_results)
+        # The unit right after the count ("219 errors"; not "a 1-12 range test").
+        self._run_result = (re.compile(rf"~?\d+\s?(?:{results.pattern})$", re.IGNORECASE)
+                            if results is not None else None)
         ids = "|".join(re.escape(w) for w in sorted(o.ids_before, key=len, reverse=True))
         self._id_before = re.compile(rf"(?:^|[^\w])(?:{ids})\s*[#:]?\s*~?$", re.IGNORECASE) if ids else None
         self._running = _compile(o.running)
@@ -789,7 +797,7 @@ class OneTimeTest(_Gate):
             return None
         said = "\n".join(m.content for m in sources if m.role == "user")
         facts = ctx.facts
-        printed_by, certain = None, False
+        printed_by, certain, run_result = None, False, False
         for shown, number, counted in readings:
             if _has_number(said, number):
                 continue  # a cited user message gave it: a setting or a requirement, not a reading
@@ -798,6 +806,8 @@ class OneTimeTest(_Gate):
                     printed_by = printed_by or (shown, m.role)
                     # Certain: tool output, or a count/duration the assistant reports from its own run.
                     certain = certain or m.role == "tool" or (counted and "reports_done" in facts.of(m).acts)
+                    run_result = run_result or (counted and self._run_result is not None
+                                                and self._run_result.fullmatch(shown) is not None)
         if printed_by is None:
             return None
         rest = self._not_keep.mask(content)
@@ -805,6 +815,9 @@ class OneTimeTest(_Gate):
             return None
         shown, role = printed_by
         certain = certain or (self._running is not None and self._running.search(content) is not None)
+        # A check run's count told by the assistant is that run's reading, unless the memory's
+        # other sentences say more ("... a pitfall. 64/64 passing at review time"): a stray figure.
+        certain = certain or (run_result and _words_beyond_figures(content) < self.options.fact_words_beyond_figure)
         return Finding(f"a reading copied from this batch's {role} output ({shown!r}); the next run prints "
                        "another -- keep the limit or the cause it shows, not the figure",
                        path="/content", confidence="high" if certain else "low")
@@ -1258,7 +1271,9 @@ class ProvenanceTest(_Gate):
         With a cause, a pitfall, a decision or a rule it
         carries something the code does not (and W003 files it as pending);
         without one it is what the file, the docs, a rerun or the diff gives
-        back. A user who said it in this batch makes it theirs.
+        back. A user who said it in this batch makes it theirs -- said
+        with its names and paths: "the home page is apps/web/app/page.tsx"
+        read from the files is the agent's, though the user named the page.
         """
         if self._agent_account_keep is None or memory.get("type") != FACT:
             return None
@@ -1281,7 +1296,9 @@ class ProvenanceTest(_Gate):
                 return None  # a user said something, not only asked
             if m.role == "assistant" and "proposes" in acts:
                 return None  # a proposal told as settled is W008's question, not a retelling
-        if _sources.told_by_users(ctx, memory, view.stripped) >= self.options.agent_account_user_share:
+        # Measured with the names and paths kept: they are often the whole claim ("the home page is
+        # apps/web/app/page.tsx"), and a user who named the page did not say where it lives.
+        if _sources.told_by_users(ctx, memory, view.text) >= self.options.agent_account_user_share:
             return None  # a user said most of it in this batch (not just asked about it)
         return Finding("only the agent's messages say it (a user at most asked), and it explains nothing (no cause, "
                        "pitfall, decision or rule): it retells what the agent read, ran or did, which the code, "

@@ -526,7 +526,20 @@ class ContextDependent(Rule):
         if word == "此" and (text[start - 1:start] in tuple("因如彼从由为借据对除与特就在至于")
                             or text[end:end + 1] in tuple("时外后前刻次")):
             return False
+        # Inside a parenthesis that annotates what comes just before it ("用 11369（后端 CORS 按此
+        # 配置）"): the demonstrative points at that text, inside the memory.
+        if _in_annotation(text, start):
+            return False
         return True
+
+
+def _in_annotation(text: str, start: int) -> bool:
+    """``start`` is inside an open （…）/(…) that follows some text of the memory's own."""
+    opened = max(text.rfind("（", 0, start), text.rfind("(", 0, start))
+    if opened < 1:
+        return False
+    closed = max(text.rfind("）", opened, start), text.rfind(")", opened, start))
+    return closed < 0 and bool(text[:opened].strip())
 
 
 def _window_end(text: str, start: int, latin: bool) -> int:
