@@ -159,6 +159,10 @@ class TemporaryOptions(RuleOptions):
 # ("rather than temporarily disabling image generation", 而不是暂时关掉).
 _NOT_CHOSEN = re.compile(r"(?:\b(?:rather than|instead of)|而不是|而非)\s*$", re.IGNORECASE)
 
+# A 先-marker right after a modal is a step of a rule ("改配置之前必须先不动代码，逐项列出…"), not a
+# change made for now ("先不改，明天再说").
+_RULE_STEP = re.compile(r"(?:必须|务必|须|应该|应当|应|需要)\s*$")
+
 #: ``_UNTIL_FIXED`` needs this word: a literal for the text layer beside the ``temporary`` list.
 _UNTIL = ("until",)
 
@@ -218,6 +222,9 @@ class Temporal:
             return None
         if hit is not None and _NOT_CHOSEN.search(sentence, 0, hit.start()):
             return None  # "improve the message rather than temporarily disabling it": the road not taken
+        if hit is not None and marker.startswith("先") and _RULE_STEP.search(sentence, max(0, hit.start() - 4),
+                                                                             hit.start()):
+            return None  # "必须先不动代码": the order of a rule's steps
         return marker
 
     def scan(self, text: str) -> list[tuple[str | None, dict[str, int]]]:

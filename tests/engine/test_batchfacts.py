@@ -52,6 +52,18 @@ def test_user_message_acts(text, act):
     assert act in acts(f"user: {text}")[0]
 
 
+@pytest.mark.parametrize("text", [
+    "以后改配置文件之前，你必须先不动代码，把要改的字段逐项列出来，我确认后再动手",  # the order of a rule's steps
+    "修改接口前应先不合并，等评审通过",
+])
+def test_a_first_step_of_a_rule_is_not_temporary(text):
+    assert "temporary" not in acts(f"user: {text}")[0]
+
+
+def test_a_first_step_beside_a_change_for_now_is_temporary():
+    assert "temporary" in acts("user: 必须先不动代码；另外 tsconfig 先不改，发版后再说")[0]
+
+
 @pytest.mark.parametrize("text, act", [
     ("我建议用方案二，你倾向哪个？", "proposes"), ("I'd suggest SSE. Shall I switch it?", "proposes"),
     ("已完成导出接口的改造。", "reports_done"), ("I've updated the config and committed it.", "reports_done"),
