@@ -1294,8 +1294,11 @@ class ProvenanceTest(_Gate):
             acts = facts.of(m).acts
             if m.role == "user" and ("asks" not in acts or "states" in acts):
                 return None  # a user said something, not only asked
-            if m.role == "assistant" and "proposes" in acts:
-                return None  # a proposal told as settled is W008's question, not a retelling
+            if m.role == "assistant" and "proposes" in acts and "reports_done" not in acts:
+                # A proposal told as settled is W008's question, not a retelling. A message that
+                # reports work done and then offers more ("Done: … Would you like me to …?") is
+                # cited for its report, which is the agent's account as much as any other.
+                return None
         # Measured with the names and paths kept: they are often the whole claim ("the home page is
         # apps/web/app/page.tsx"), and a user who named the page did not say where it lives.
         if _sources.told_by_users(ctx, memory, view.text) >= self.options.agent_account_user_share:

@@ -94,6 +94,7 @@ class FactsOptions(BaseModel):
         "已完成", "完成了", "已经", "已创建", "创建了", "已修改", "修改了", "已更新", "更新了", "已删除", "删除了", "已提交",
         "提交了", "已添加", "添加了", "已修复", "修复了", "已重命名", "搞定",
         "完成修改", "完成更新", "已将", "已把", "已移除", "已去掉", "已改为", "已实现", "已调整", "已替换",
+        "已执行", "已运行", "执行完毕", "运行完毕", "已推送", "推送成功", "已安装", "安装完成",
         "i've", "i have created", "i have updated", "i have added", "i have fixed", "done", "created",
         "updated", "added", "fixed", "committed", "renamed", "moved", "removed", "deleted", "implemented",
         "successfully", "now let's", "let me",

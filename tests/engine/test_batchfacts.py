@@ -67,6 +67,7 @@ def test_a_first_step_beside_a_change_for_now_is_temporary():
 @pytest.mark.parametrize("text, act", [
     ("我建议用方案二，你倾向哪个？", "proposes"), ("I'd suggest SSE. Shall I switch it?", "proposes"),
     ("已完成导出接口的改造。", "reports_done"), ("I've updated the config and committed it.", "reports_done"),
+    ("已执行 git fetch --all 和 git reset --hard origin/main。请确认是否继续下一阶段？", "reports_done"),
 ])
 def test_assistant_message_acts(text, act):
     assert act in acts(f"assistant: {text}")[0]
