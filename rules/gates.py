@@ -1133,6 +1133,8 @@ class ProvenanceTest(_Gate):
             "原因", "风险", "注意", "限制", "无法", "不是", "而不是",
             "risk", "caveat", "limitation", "warning", "note that", "beware",
             "cannot", "can't", "could not", "fatal", "issues", "problems", "bugs", "errors",
+            # A gap found ("nothing places the biome", "X is missing"): a problem of its own.
+            "missing", "nothing", "does not", "doesn't", "没有任何",
             # A user's wish retold is the user's decision; a correction (", not …") is what was learned.
             "at the user's request", "the user asked", "the user wants", "requested", "用户要求", "按用户",
             ", not ", "而非", "并非",
