@@ -3,7 +3,7 @@
 Three forms a careful extractor writes, none of which holds 应/must/should:
 
 * the **imperative mood** at the start of a clause -- after a sentence end, a
-  colon or semicolon, a leading "When/Before/If …," clause and an optional
+  colon or semicolon, a leading "When/Before/If …," or purpose ("To fix X, …") clause and an optional
   adverb of order ("first run one test, then widen"). Verbs that are nouns
   as often as verbs ("commit", "test", "update") count only when an object
   starts right after them ("Update package.json", "Commit the lock file"),
@@ -32,10 +32,11 @@ from memvet.rules import lexicon
 #: Where a clause starts: the text start, or after a sentence end, a colon, a
 #: semicolon, a dash or an arrow (steps of a sequence: "bump → tag → push").
 _CLAUSE_START = r"(?:^|(?<=[.;:!?。；：！？\n—–→])\s*|(?<=->)\s*|(?<=\s[-–—])\s*)"
-#: A leading condition before the main clause: "When selectors find nothing, read …". A
+#: A leading condition or purpose before the main clause: "When selectors find nothing, read …",
+#: "To fix formatting failures, run Prettier from src-ui". A
 #: parenthesised aside inside it may hold the punctuation of an example ("When an upload fails
 #: (e.g. extra columns), first check …"); each aside is one atomic step, so no backtracking.
-_LEAD = (r"(?:(?:when|whenever|before|after|if|once|while|for|in|until|unless|during|on)\b"
+_LEAD = (r"(?:(?:when|whenever|before|after|if|once|while|for|in|until|unless|during|on|to)\b"
          r"(?>\([^()\n]{0,80}\)|[^,.;:!?\n]){1,100},\s*)?")
 #: Adverbs of order or frequency that may stand before an imperative verb.
 _ADVERB = r"(?:(?:first|then|always|never|also|just|only|instead|please|still|next|finally|afterwards),?\s+)?"

@@ -85,6 +85,7 @@ IMPERATIVES = [
     "purge", "prune", "pick", "fetch", "uninstall", "configure", "register", "kill", "reload", "recompile",
     "isolate", "reproduce", "narrow", "widen", "bisect", "extract", "combine", "append", "prepend", "attach",
     "redirect", "summarise", "summarize", "publish", "paste", "align", "adhere", "apply", "adopt", "fall back",
+    "compute", "calculate", "derive", "regenerate", "resolve",
     "escalate", "notify", "roll back", "indent", "parenthesize", "parenthesise", "separate", "provide",
     "specify", "prevent", "protect", "assert", "expect", "assume", "reject", "accept", "approve",
     "double-check", "iterate", "execute", "invoke", "launch", "allocate", "reserve", "truncate", "back up",
@@ -156,6 +157,9 @@ RULE_SCOPE = [
     "unless", "until", "from now on", "going forward",
     # a restriction holds whenever the thing is done: "the user wants change logs to hold only chat content"
     "only", "只", "仅",
+    # a choice between two ways holds wherever the choice comes up again ("the user wants git tags as
+    # rollback points instead of commit hashes")
+    "instead of", "rather than", "而不是", "而非", "代替", "取代",
 ]
 
 #: Head nouns of a rule label ("Markdown conventions: …", "命名规范：…").
@@ -244,7 +248,7 @@ class MethodNotNormative(_MethodRule):
           a normative character (响应, 应用, 需求) do not count;
         * the imperative mood wherever a clause starts: after a sentence
           end, a colon, a semicolon or an arrow, after a leading
-          "When/Before/If …," clause (which may hold a parenthesised aside,
+          "When/Before/If …," or "To …," clause (which may hold a parenthesised aside,
           "(e.g. …)") and an adverb of order ("first run one test, then
           widen"). Verbs that are nouns as often (``noun_verbs``:
           commit, test, update) count only with an object right after them,
