@@ -161,6 +161,34 @@ def stated_support(ctx: Any, memory: dict[str, Any], content: str) -> float:
     return _text.support(content, *_text.terms_and_chars("\n".join(texts))) or 0.0
 
 
+#: A run of at least this many characters shared with an error line is the error's own text.
+_ERROR_QUOTE_CHARS = 16
+_SPACES = re.compile(r"\s+")
+
+
+def quotes_source_error(ctx: Any, memory: dict[str, Any], content: str) -> bool:
+    """The memory quotes an error line that a cited tool message printed ("… 会报 LLM Provider NOT
+    provided"): a symptom a later session can recognise, not a retelling of what the agent ran."""
+    facts = ctx.facts
+    errors = [e for m in ctx.sources(memory) if m.role == "tool" for e in facts.of(m).errors]
+    if not errors:
+        return False
+    text = _SPACES.sub(" ", content)
+    for line in errors:
+        line = _SPACES.sub(" ", line)
+        # Any window of the error line's words, _ERROR_QUOTE_CHARS long, found in the memory.
+        words = line.split(" ")
+        for i in range(len(words)):
+            span = ""
+            for w in words[i:]:
+                span = f"{span} {w}" if span else w
+                if len(span) >= _ERROR_QUOTE_CHARS:
+                    if span in text:
+                        return True
+                    break
+    return False
+
+
 def shows_edits(ctx: Any, memory: dict[str, Any]) -> bool:
     """A source of the memory writes, edits or commits (tool) or reports work done / writes files (assistant)."""
     facts = ctx.facts

@@ -176,7 +176,9 @@ class StrippingTest(_Gate):
         In a work_fact, a problem word that is only the object of the fix
         ("Fixed the column mismatch error", 解决了…的同步问题) keeps nothing,
         unless the fix quotes the error text it printed (a symptom to
-        recognise). What does NOT decide a change log: a present passive that
+        recognise); the same holds for any change told with an error line
+        that a cited tool message printed ("会报 LLM Provider NOT provided，
+        改成 openai/ 前缀后正常": a pitfall and its fix). What does NOT decide a change log: a present passive that
         says how code works ("the button is added via addButton()"), a purpose
         clause ("to keep the singular folder name", 以保持…), a schema's
         "required field".
@@ -410,6 +412,11 @@ class StrippingTest(_Gate):
         return (f"a change log ({change.group(0)!r}): once names, files, commits and numbers are removed nothing "
                 "guides a later action; git history already holds it (keep it only with its reason or lesson)")
 
+    def excused(self, memory: dict[str, Any], ctx: Any, view: _text.View) -> bool:
+        # "litellm 会报 LLM Provider NOT provided，改成 openai/ 前缀后正常": the change comes with the
+        # error text a cited tool printed, a symptom to recognise next time (a pitfall and its fix).
+        return _sources.quotes_source_error(ctx, memory, view.text)
+
     def against_sources(self, content: str, memory: dict[str, Any], ctx: Any,
                         view: _text.View) -> Finding | None:
         found = self._failed_attempt(content, memory, ctx)
@@ -433,6 +440,8 @@ class StrippingTest(_Gate):
             return None
         if _sources.user_prose_support(ctx, memory, view.stripped) >= self.options.user_share:
             return None  # the user's own instruction (their words, not code they pasted), told back
+        if _sources.quotes_source_error(ctx, memory, content):
+            return None  # the fix of an error whose text a cited tool printed: a pitfall, not a log
         return Finding(f"it narrates work that its sources show being done ({narration!r}) and leaves no cause, "
                        "rule or decision; the diff and the commit already hold it", path="/content")
 
@@ -1217,7 +1226,7 @@ class ProvenanceTest(_Gate):
         # Certain kinds first, then the overlap with the whole batch, then the low-confidence report.
         named = _sources.paths(content) if "/" in content or "." in content else ()  # no path without either
         found = (self._restates_instructions(content, memory, ctx, view)
-                 or (self._lists_files(content, named, ctx, view) if named else None)
+                 or (self._lists_files(content, named, memory, ctx, view) if named else None)
                  or self._restates_the_batch(content, memory, ctx, view)
                  or (self._restates_a_report(content, named, memory, ctx, view) if named else None))
         if found is not None and found.confidence != "low":
@@ -1273,7 +1282,8 @@ class ProvenanceTest(_Gate):
         With a cause, a pitfall, a decision or a rule it
         carries something the code does not (and W003 files it as pending);
         without one it is what the file, the docs, a rerun or the diff gives
-        back. A user who said it in this batch makes it theirs -- said
+        back. A fact that quotes an error line a cited tool printed is a
+        symptom to recognise, not an account. A user who said it in this batch makes it theirs -- said
         with its names and paths: "the home page is apps/web/app/page.tsx"
         read from the files is the agent's, though the user named the page.
         """
@@ -1305,6 +1315,8 @@ class ProvenanceTest(_Gate):
         # apps/web/app/page.tsx"), and a user who named the page did not say where it lives.
         if _sources.told_by_users(ctx, memory, view.text) >= self.options.agent_account_user_share:
             return None  # a user said most of it in this batch (not just asked about it)
+        if _sources.quotes_source_error(ctx, memory, view.text):
+            return None  # it quotes an error a cited tool printed: a symptom to recognise, not a retelling
         return Finding("only the agent's messages say it (a user at most asked), and it explains nothing (no cause, "
                        "pitfall, decision or rule): it retells what the agent read, ran or did, which the code, "
                        "the docs or the diff gives back -- keep what the agent learned, with its reason",
@@ -1335,7 +1347,8 @@ class ProvenanceTest(_Gate):
                        "terms are in the instruction file its sources show); the agent reads them anyway -- keep "
                        "only what they do not say", path="/content")
 
-    def _lists_files(self, content: str, named: list[str], ctx: Any, view: _text.View) -> Finding | None:
+    def _lists_files(self, content: str, named: list[str], memory: dict[str, Any], ctx: Any,
+                     view: _text.View) -> Finding | None:
         """A listing of files the batch names (deliverables, a layout) with no cause beside it."""
         o = self.options
         if len(named) < o.listing_paths:
@@ -1344,6 +1357,8 @@ class ProvenanceTest(_Gate):
                                       chars_per_path=o.listing_chars_per_path)
         if not count or self._reason.search(self._not_explain.mask(view.stripped)):
             return None
+        if _sources.quotes_source_error(ctx, memory, content):
+            return None  # the files are where an error a cited tool printed came from
         return Finding(f"it lists {count} files that this batch's tool output or reports already name, and little "
                        "else; ls or the directory gives it back -- keep only what needs explaining",
                        path="/content")

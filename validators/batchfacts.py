@@ -18,7 +18,8 @@ Per message (:class:`MessageFacts`):
   and ``reports_done`` ("I've updated", 已完成);
 * tool (and the file blocks of an assistant message): ``files_read``,
   ``files_written``, ``written`` (the text written into files), ``commands``,
-  ``numbers`` (counts, ports, durations, sizes), ``commits``, ``tests``.
+  ``numbers`` (counts, ports, durations, sizes), ``commits``, ``tests``,
+  ``errors`` (the lines of tool output that report an error).
 
 Every word list is an option (:class:`FactsOptions`, config table
 ``[tool.memvet.facts]``), with Chinese and English defaults. The detection is
@@ -229,6 +230,9 @@ _WRITING_COMMAND = re.compile(r"^(?:sudo\s+)?(?:git\s+(?:commit|push|mv|rm|merge
                               r"cherry-pick|reset)|mv|rm|cp|mkdir|touch|sed\s+-i|npm\s+(?:install|uninstall|version)|"
                               r"pip\s+(?:install|uninstall)|yarn\s+(?:add|remove)|pnpm\s+(?:add|remove))\b")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
+#: A line of output that reports an error or a failure (the error's own words, not a summary).
+_ERROR_LINE = re.compile(r"(?im)^.*(?:\b\w*(?:error|exception)\b|\btraceback\b|\bfatal\b|\bfailed\b|"
+                         r"\bnot found\b|\bnot provided\b|\bdenied\b|\brefused\b|\bexceeds?\b|报错|错误|失败|异常).*$")
 _TEST_RESULT = re.compile(
     r"(?i)\b\d+\s+(?:passed|failed|passing|failing|tests?|skipped|errors?)\b|\btests?:\s*\d+|(?:通过|失败)\s*\d+|"
     r"\d+\s*(?:个)?(?:测试)?(?:通过|失败)")
@@ -255,6 +259,8 @@ class MessageFacts:
     numbers: frozenset[str] = frozenset()
     commits: tuple[str, ...] = ()
     tests: tuple[str, ...] = ()
+    #: Lines of tool output that report an error ("litellm.BadRequestError: LLM Provider NOT provided").
+    errors: tuple[str, ...] = ()
 
     def does(self, act: str) -> bool:
         return act in self.acts
@@ -468,6 +474,7 @@ def _tool_facts(m: Message, index: int, text: str, o: FactsOptions) -> MessageFa
     commits = tuple(dict.fromkeys(g1 or g2 for g1, g2 in _COMMIT.findall(text)))
     commands = tuple(c.strip() for c in _COMMAND.findall(text))
     tests = tuple(t.group(0) for t in _TEST_RESULT.finditer(text))
+    errors = tuple(line.strip()[:300] for line in _ERROR_LINE.findall(text))
     acts = set()
     if written or commits or any(_WRITING_COMMAND.match(c) for c in commands):
         acts.add("writes")
@@ -478,4 +485,4 @@ def _tool_facts(m: Message, index: int, text: str, o: FactsOptions) -> MessageFa
     return MessageFacts(m.key, index, "tool", frozenset(acts),
                         files_read=tuple(dict.fromkeys(read)), files_written=tuple(dict.fromkeys(written)),
                         written=text, commands=commands, numbers=frozenset(_NUMBER.findall(text)),
-                        commits=commits, tests=tests)
+                        commits=commits, tests=tests, errors=errors)

@@ -140,3 +140,11 @@ def test_defaults_have_both_languages():
         words = getattr(o, name)
         assert any(any("\u4e00" <= c <= "\u9fff" for c in w) for w in words), name
         assert any(w.isascii() for w in words), name
+
+
+def test_tool_error_lines_are_facts():
+    [_, tool] = compute(load_context(batch("user: start it", "tool: aider chat started\n"
+                                           "litellm.BadRequestError: LLM Provider NOT provided. Pass in the provider\n"
+                                           "Input length 173821 exceeds the maximum length 131072.\nDone."))).messages
+    assert tool.errors == ("litellm.BadRequestError: LLM Provider NOT provided. Pass in the provider",
+                           "Input length 173821 exceeds the maximum length 131072.")
