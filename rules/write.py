@@ -34,6 +34,7 @@ import re
 from functools import lru_cache
 from typing import Any, Iterable, Iterator
 
+from memvet.batchfacts import RULE_STEP  # 必须先不…: a step of a rule, read the same in messages
 from memvet.placement import task_fields
 from memvet.vocabulary import KINDS, LONG_TERM_KINDS
 from memvet.needs import Needs, TextLayer
@@ -159,10 +160,6 @@ class TemporaryOptions(RuleOptions):
 # ("rather than temporarily disabling image generation", 而不是暂时关掉).
 _NOT_CHOSEN = re.compile(r"(?:\b(?:rather than|instead of)|而不是|而非)\s*$", re.IGNORECASE)
 
-# A 先-marker right after a modal is a step of a rule ("改配置之前必须先不动代码，逐项列出…"), not a
-# change made for now ("先不改，明天再说").
-_RULE_STEP = re.compile(r"(?:必须|务必|须|应该|应当|应|需要)\s*$")
-
 #: ``_UNTIL_FIXED`` needs this word: a literal for the text layer beside the ``temporary`` list.
 _UNTIL = ("until",)
 
@@ -222,8 +219,8 @@ class Temporal:
             return None
         if hit is not None and _NOT_CHOSEN.search(sentence, 0, hit.start()):
             return None  # "improve the message rather than temporarily disabling it": the road not taken
-        if hit is not None and marker.startswith("先") and _RULE_STEP.search(sentence, max(0, hit.start() - 4),
-                                                                             hit.start()):
+        if hit is not None and marker.startswith("先") and RULE_STEP.search(sentence, max(0, hit.start() - 4),
+                                                                            hit.start()):
             return None  # "必须先不动代码": the order of a rule's steps
         return marker
 
