@@ -979,9 +979,12 @@ class ProvenanceTest(_Gate):
         of it) is the agent's own account of what it read, ran or did. It
         fails when it carries nothing of its own (``agent_account_keep``: no
         cause, pitfall, risk, decision, rule, later use or correction), no
-        user of the batch said most of it (``agent_account_user_share``), and
-        no cited assistant message proposes it (a proposal told as settled is
-        W008's). With one of those it stays, and W003 files it as pending.
+        user of the batch said most of it (``agent_account_user_share``), it
+        quotes no error line a cited tool printed (a symptom to recognise),
+        and no cited assistant message only proposes it (a proposal told as
+        settled is W008's; a message that reports work done and then offers
+        more is cited for its report). With one of those it stays, and W003
+        files it as pending.
         Certain, and it comes before an uncertain overlap finding (a
         command's output a user asked for stays a warning).
 
@@ -1148,7 +1151,8 @@ class ProvenanceTest(_Gate):
             "at the user's request", "the user asked", "the user wants", "requested", "用户要求", "按用户",
             ", not ", "而非", "并非",
         ]
-        #: ... unless a user of the batch said (not asked) this share of its terms (names blanked).
+        #: ... unless a user of the batch said (not asked) this share of its terms (names and paths
+        #: kept: they are often the whole claim).
         agent_account_user_share: float = 0.5
         #: Share of a memory's terms that its assistant sources' reports of writing the file it
         #: names hold, from which it may retell the file (low confidence).
