@@ -107,13 +107,16 @@ def test_close_task_and_expire(store):
     # A late record of a closed task is archived on arrival; expire finds nothing left.
     store.commit(report(record("还有一条", kind="task_state", task_id="sc0007")), stream="s", cursor=2)
     assert store.stats()["task_state/archived"] == 2
-    later = datetime.now(timezone.utc) + timedelta(days=91)
+    # "Today" is the day the store stamped the preference (its own clock, at commit), not a clock read here.
+    [pref] = store.recall(kind="code_preference", query="手机号")
+    stamped = datetime.strptime(pref["reviewed_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+    later = stamped + timedelta(days=91)
     listed = store.expire(now=later, dry_run=True)
     assert [m["kind"] for m in listed["review_due"]] == ["code_preference"] and listed["archived"] == []
     assert store.stats()["code_preference/active"] == 1
     store.expire(now=later)
     assert store.stats()["code_preference/pending"] == 1
-    assert store.expire(now=datetime.now(timezone.utc))["review_due"] == []
+    assert store.expire(now=stamped)["review_due"] == []
 
 
 def test_audit_downgrades_long_term_without_provenance(store_url):
