@@ -75,6 +75,8 @@ FUTURE_USE = [
     "后续", "以后", "今后", "将来", "下次", "复用", "沿用", "作为模板", "为模板", "作为参考", "作为依据", "可作为",
     "will build on", "build on it", "builds on it", "as a template", "as the template", "as a reference",
     "as the reference", "will reuse", "to be reused", "next time", "going forward", "in future", "in the future",
+    # A state named as the point to compare with or go back to is kept for that later use.
+    "reference snapshot", "reference point", "rollback point", "restore point", "回滚点", "还原点", "参考版本",
 ]
 LASTING = [
     "默认", "上限", "下限", "阈值", "基线", "基准", "对比", "长期", "始终", "一直", "永不", "配额", "限制",
@@ -168,7 +170,10 @@ class StrippingTest(_Gate):
         it created the asset it names is its job, not a change log.
 
         Process records of other shapes fail the same way: a commit this batch
-        shows being made, cited by its hash ("提交 18f53ef：…"); narration that
+        shows being made, cited by its hash ("提交 18f53ef：…", even when the
+        commit message repeats the user's request: it is the line git log
+        gives back, unless it is named as the state to return to or compare
+        with, a "rollback point" or "reference snapshot"); narration that
         opens a later Chinese clause ("…，已在根目录新建 …"); a list of what
         the work produced with no verb ("Step 1 deliverables: …", 新增文件：…);
         one failed try of this batch's work ("the attempted renames failed
@@ -423,7 +428,9 @@ class StrippingTest(_Gate):
         if found is not None:
             return found
         # A commit this batch shows being made, cited by its hash, is a commit record.
-        narration = self._narrated(content) or (_changelog.cited_commit(ctx, content) if view.has_digit else None)
+        narration = self._narrated(content)
+        commit = _changelog.cited_commit(ctx, content) if narration is None and view.has_digit else None
+        narration = narration or commit
         if narration is None or ctx.is_dropped(ctx.scene_index, ctx.memory_index):
             return None  # the common case: it narrates nothing
         if not _sources.shows_edits(ctx, memory):
@@ -438,8 +445,10 @@ class StrippingTest(_Gate):
             rest = _text.mask(self._fixed_object, rest)  # "fixed the X error": the problem is what changed
         if self._narration_keep.search(rest):
             return None
-        if _sources.user_prose_support(ctx, memory, view.stripped) >= self.options.user_share:
-            return None  # the user's own instruction (their words, not code they pasted), told back
+        if commit is None and _sources.user_prose_support(ctx, memory, view.stripped) >= self.options.user_share:
+            # The user's own instruction (their words, not code they pasted), told back. Not for a
+            # commit told by its line: a message that echoes the user's request is still git log's.
+            return None
         if _sources.quotes_source_error(ctx, memory, content):
             return None  # the fix of an error whose text a cited tool printed: a pitfall, not a log
         return Finding(f"it narrates work that its sources show being done ({narration!r}) and leaves no cause, "
