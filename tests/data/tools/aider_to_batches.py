@@ -57,8 +57,15 @@ def parse(source: Path) -> list[dict]:
         cap = TOOL_CAP if kind == "tool" else MESSAGE_CAP
         messages.append({"role": kind, "content": _cut(text, cap), "timestamp": stamp})
 
+    previous = ""
     for raw in source.read_text(encoding="utf-8").split("\n"):
         line = raw.rstrip()
+        if fence and (STARTED.match(line) or (line.startswith("#### ") and not previous)):
+            # A reply cut off by the model's output limit leaves its fence open (and "```ruby"
+            # written where "```" should close one flips the parity): a new aider run, or a user
+            # line after a blank one, closes it -- otherwise the rest of the log reads as one reply.
+            fence = False
+        previous = line
         this = _kind(line, fence)
         if this == "assistant" and not line and kind in ("user", "tool"):
             this = kind  # a blank line does not end a user or status run by itself
