@@ -181,7 +181,9 @@ class StrippingTest(_Gate):
         In a work_fact, a problem word that is only the object of the fix
         ("Fixed the column mismatch error", 解决了…的同步问题) keeps nothing,
         unless the fix quotes the error text it printed (a symptom to
-        recognise); the same holds for any change told with an error line
+        recognise); narrated work that names the error it cured, by its
+        class or code ("Fixed the Numba TypingError by …", TS2305), is a
+        pitfall with its fix too; the same holds for any change told with an error line
         that a cited tool message printed ("会报 LLM Provider NOT provided，
         改成 openai/ 前缀后正常": a pitfall and its fix). What does NOT decide a change log: a present passive that
         says how code works ("the button is added via addButton()"), a purpose
@@ -443,7 +445,7 @@ class StrippingTest(_Gate):
         rest = self._not_keep.mask(view.stripped)
         if memory.get("type") == FACT and not _changelog.quotes_symptom(self._fixed_object, content):
             rest = _text.mask(self._fixed_object, rest)  # "fixed the X error": the problem is what changed
-        if self._narration_keep.search(rest):
+        if self._narration_keep.search(rest) or _ERROR_NAME.search(content):
             return None
         if commit is None and _sources.user_prose_support(ctx, memory, view.stripped) >= self.options.user_share:
             # The user's own instruction (their words, not code they pasted), told back. Not for a
@@ -491,6 +493,11 @@ class StrippingTest(_Gate):
             if self._descriptive is None or self._descriptive.search(before) is None:
                 return change
         return None
+
+
+# The name of an error: an exception class (TypingError, KeyError) or a compiler or linter code
+# (TS2305, CS0165, E0382, IDE0051, F821).
+_ERROR_NAME = re.compile(r"\b[A-Z][A-Za-z]*(?:Error|Exception)\b|\b(?:TS|CS|IDE|CA|E|F)\d{3,5}\b")
 
 
 # --- G002 ---------------------------------------------------------------------------

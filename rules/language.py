@@ -260,7 +260,11 @@ class ContextDependent(Rule):
         "and above" / "80% 以上" are not pointers; "the same chat" / 当前对话
         are (``conversation_objects``: the conversation itself as the
         object), but only uncertainly, since bots and messaging code handle
-        chats and threads of their own.
+        chats and threads of their own; so is an occasion of the chat
+        (``occasion_refs``: 那次), which the memory may tell in the same
+        sentence ("不能像 agent 那次一样给出 SEARCH 与 REPLACE 相同的空操作块").
+        A kind word right after a list of its members ("数量、步进这类需求")
+        sums up that list: no pointer.
 
         Certainty: conversation and leading references are certain, and so
         is a dangling demonstrative in the memory's first clause. After an
@@ -339,8 +343,8 @@ class ContextDependent(Rule):
     target = "memory"
     action = "reject"
     #: Every finding quotes a conversation or leading reference, or a demonstrative, of the content.
-    needs = Needs(fields=("content",), words=("conversation_refs", "conversation_objects", "leading_refs",
-                                              "demonstratives"))
+    needs = Needs(fields=("content",), words=("conversation_refs", "conversation_objects", "occasion_refs",
+                                              "leading_refs", "demonstratives"))
 
     class Options(RuleOptions):
         conversation_refs: list[str] = [
@@ -349,7 +353,7 @@ class ContextDependent(Rule):
             "上面的命令", "上面的代码", "上面的报错", "上面的问题", "之前说的", "之前提到的", "之前讨论的",
             "之前那个", "之前那些", "前面说的", "前面提到的", "前面讨论的", "前面那个", "先前提到的", "刚提到的",
             "你说的", "我说的", "你提到的", "我提到的", "我们讨论的", "讨论过的", "如前所述", "如上所述", "同上",
-            "上一条", "上文", "前文", "上次说的", "上次那个", "那次",
+            "上一条", "上文", "前文", "上次说的", "上次那个",
             "as discussed", "as we discussed", "as mentioned", "as noted above", "as described above",
             "as shown above", "as stated above", "as explained above", "as I said", "as we said", "as you said",
             "like I said", "mentioned above", "mentioned earlier", "mentioned before", "discussed above",
@@ -367,6 +371,9 @@ class ContextDependent(Rule):
             "the current chat", "the current conversation", "当前对话", "本次对话", "这个对话", "同一个对话",
             "同一对话", "当前会话", "这个会话", "同一个会话",
         ]
+        #: An occasion the chat went through ("不能像 agent 那次一样给出空操作块"): most often a pointer
+        #: into the chat, but the memory may tell that occasion in the same sentence. Uncertain (low, warns).
+        occasion_refs: list[str] = ["那次", "那一次"]
         leading_refs: list[str] = ["上述", "前述", "以上方案", "以上步骤", "以上问题", "以上内容", "以上结论",
                                    "the above", "above-mentioned", "aforementioned", "the foregoing"]
         demonstratives: list[str] = ["这个", "那个", "这些", "那些", "这条", "那条", "这段", "那段", "这份",
@@ -452,12 +459,12 @@ class ContextDependent(Rule):
 
     def _find(self, text: str) -> tuple[str, bool] | None:
         """The pointer into the conversation, and whether it certainly is one."""
-        conversation, objects, leading, demonstratives, nouns, scope = self._matchers()
+        conversation, objects, occasions, leading, demonstratives, nouns, scope = self._matchers()
         lowered = text.lower()  # once for every word list
         hit = conversation.find(text, lowered=lowered)
         if hit:
             return hit, True
-        hit = objects.find(text, lowered=lowered)
+        hit = objects.find(text, lowered=lowered) or occasions.find(text, lowered=lowered)
         if hit:
             return hit, False
         first = _CLAUSE_END.search(text)
@@ -469,8 +476,8 @@ class ContextDependent(Rule):
     def _matchers(self) -> tuple[Any, ...]:
         """The word-list matchers (lexicon semantics), one per option of the rule instance."""
         return tuple(option_matcher(self, option) for option in (
-            "conversation_refs", "conversation_objects", "leading_refs", "demonstratives", "generic_nouns",
-            "self_scope_nouns"))
+            "conversation_refs", "conversation_objects", "occasion_refs", "leading_refs", "demonstratives",
+            "generic_nouns", "self_scope_nouns"))
 
     def _dangling_demonstrative(self, text: str, lowered: str, demonstratives: Any, nouns: Any,
                                 scope: Any) -> tuple[str, bool] | None:
@@ -530,7 +537,22 @@ class ContextDependent(Rule):
         # 配置）"): the demonstrative points at that text, inside the memory.
         if _in_annotation(text, start):
             return False
+        # Right after a list of its members ("数量、步进这类需求"): an apposition, not a pointer.
+        if word in _KIND_WORDS and _after_enumeration(text, start):
+            return False
         return True
+
+
+#: Demonstratives that name a kind or a group ("这类需求", "这些文件"): after a list of examples they sum it up.
+_KIND_WORDS = frozenset({"这类", "这种", "这些", "那类", "那种", "那些", "这几个", "那几个"})
+#: The last list item before such a word: a 、 and then a few characters with no clause break, verb
+#: particle or subordinator ("数量、步进这类"; not "改完 A、B 后这类问题").
+_LAST_ITEM = re.compile(r"、[^，,；;。.!?！？：:、\s的后时了是在把被]{1,10}$")
+
+
+def _after_enumeration(text: str, start: int) -> bool:
+    """``start`` follows, with no space, the last item of a 、-list of its own clause."""
+    return _LAST_ITEM.search(text, max(0, start - 12), start) is not None
 
 
 def _in_annotation(text: str, start: int) -> bool:
