@@ -514,6 +514,13 @@ _DATES = re.compile(r"\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?|\d{
 
 
 # A quoted span (straight, curly or backtick quotes): words the memory cites, not its own.
+# A pass count: "72/72 tests pass", "64/64 passing", 全部通过（22/22）.
+# Every form holds a word of G002's ``reading_after`` (tests, passed, passing, 通过), which its
+# declaration asks for.
+_PASS_FRACTION = re.compile(r"(?<![\w./-])(\d+)/(\d+)(?![\w/-]|\.\d)\s*(?:tests?\b(?:\s+pass(?:ed|es)?\b)?|个测试|passed|passing|通过)"
+                            r"|(?:passed|passing|通过)[^\d\n]{0,6}(\d+)/(\d+)(?![\w/-]|\.\d)", re.IGNORECASE)
+
+
 _QUOTED = re.compile(r'"[^"\n]*"|“[^”\n]*”|`[^`\n]*`|「[^」\n]*」')
 
 
@@ -567,7 +574,8 @@ class OneTimeTest(_Gate):
         lose the follow-up work (``task_words_beyond_figure``).
 
         Against the batch: a figure with a unit of reading (a port, a test
-        count, a duration, a size) that a tool or assistant source printed
+        count or pass count such as "72/72 passing" or 全部通过（22/22）, a
+        duration, a size) that a tool or assistant source printed
         and no user message of the batch gave is a reading copied from
         output (a low-confidence finding when only the assistant printed it).
         So is a "not yet" state (还没有/尚未, "has not been") that a cited
@@ -815,6 +823,9 @@ class OneTimeTest(_Gate):
             return None
         readings = [(m.group(0).strip(), m.group(1) or m.group(2), m.group(2) is not None)
                     for m in self._reading_of_output.finditer(content) if not self._names_an_id(content, m.start())]
+        # A pass count ("72/72 tests pass", 全部通过（22/22）) is a check run's result too.
+        fractions = [(m.group(0).strip(), m.group(1) or m.group(3)) for m in _PASS_FRACTION.finditer(content)]
+        readings += [(shown, number, True) for shown, number in fractions]
         if not readings:
             return None
         sources = ctx.sources(memory)
@@ -833,6 +844,7 @@ class OneTimeTest(_Gate):
                     certain = certain or m.role == "tool" or (counted and "reports_done" in facts.of(m).acts)
                     run_result = run_result or (counted and self._run_result is not None
                                                 and self._run_result.fullmatch(shown) is not None)
+                    run_result = run_result or any(shown == f for f, _ in fractions)
         if printed_by is None:
             return None
         rest = self._not_keep.mask(content)
