@@ -300,6 +300,8 @@ class StrippingTest(_Gate):
             "已部署", "更新了", "调整了", "修改了", "重构了", "格式化", "已替换", "已升级", "已迁移", "已删除",
             "更新为", "更新到", "升级了", "改用了", "已改用", "换用了", "引入了", "接入了", "补充了", "补上了",
             "提交了", "合并了", "已重命名", "已更新", "已调整", "已修改", "已移除",
+            # a value moved up or down ("z 值已调高 100", 超时调低到 5 秒)
+            "已调高", "已调低", "已提高", "已降低", "已加大", "已减小", "已增大", "调高到", "调低到", "调高了", "调低了",
             "renamed", "replaced", "upgraded", "downgraded", "bumped", "migrated", "switched", "moved", "added",
             "removed", "deleted", "updated", "changed", "refactored", "merged", "landed", "completed",
             "introduced", "reformatted", "formatted", "converted", "rewrote", "rewritten", "cleaned up",
@@ -331,6 +333,7 @@ class StrippingTest(_Gate):
             # The new state of the code told as a result ("the card got a metallic look", "was made 3D").
             "was made", "were made", "was given", "were given", "got a", "got an", "now keeps", "now returns",
             "now shows", "now checks", "is now", "are now",
+            "now prints", "now logs", "now writes", "now sorts", "now skips", "now reads",
             # The change told by its means ("the loader made 3D by adding a gradient").
             "by adding", "by removing", "by replacing", "by switching", "by changing", "by moving",
             "通过添加", "通过增加", "通过删除", "通过替换", "通过改为", "通过移除",
