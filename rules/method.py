@@ -160,6 +160,9 @@ RULE_SCOPE = [
     # a choice between two ways holds wherever the choice comes up again ("the user wants git tags as
     # rollback points instead of commit hashes")
     "instead of", "rather than", "而不是", "而非", "代替", "取代",
+    # ... and so does a wish told with what it excludes ("functions defined in each config, not in the
+    # shared helpers"; "one file that works, no shim")
+    ", not ", ", no ",
 ]
 
 #: Head nouns of a rule label ("Markdown conventions: …", "命名规范：…").
@@ -266,7 +269,9 @@ class MethodNotNormative(_MethodRule):
           prohibition; a mere wish
           (用户希望, "the user wants") only with a condition or a quantifier
           that gives it a scope ("Before a larger feature, the user wants a
-          plan first"; "User wants concise changes" is one request).
+          plan first"; "User wants concise changes" is one request), or with
+          the way it excludes ("instead of", 而不是, "…, not in the shared
+          helpers", "…, no shim"): that choice holds wherever it comes up again.
 
         Without any of them the memory is downgraded to work_fact and its
         method-only metadata (``scope``, ``method_type``) is removed.
