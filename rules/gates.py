@@ -280,6 +280,12 @@ class StrippingTest(_Gate):
         {"content": "QuickSettings renders buttons as input.qs_button; the clear button is added via addButton().",
          "type": "work_fact", "priority": 80}
         ```
+        user: quicktest.sh fails with a Numba TypingError in gamut_map_oklch_single
+        tool: Applied edit to src/imgcolorshine/trans_numba.py
+        ```json
+        {"content": "Fixed the Numba TypingError in gamut_map_oklch_single by replacing the star-unpack with explicit indexing rgb[0], rgb[1], rgb[2].",
+         "type": "work_fact", "priority": 80}
+        ```
     """
 
     code = "G001"
@@ -628,6 +634,11 @@ class OneTimeTest(_Gate):
         assistant: 检查了聊天里的文件，没有发现 require，dist 目录完全符合 ESM 规范。
         ```json
         {"content": "afi-core 的 dist 目录完全符合 ESM 规范，没有 CommonJS 用法。", "type": "work_fact", "priority": 75}
+        ```
+        user: /run python test.py craft
+        tool: step 22/22 ok -- 22/22 passed
+        ```json
+        {"content": "修改 z 值后 python test.py craft 运行全部通过（22/22）。", "type": "work_fact", "priority": 70}
         ```
 
     Use instead:

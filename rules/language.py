@@ -336,6 +336,10 @@ class ContextDependent(Rule):
         {"content": "Pass --frozen and --offline to uv sync in CI; these options keep CI from resolving dependencies again.",
          "type": "work_method", "priority": 80}
         ```
+        user: 我说的一次 +3 只是举例，按配方里的数量来
+        ```json
+        {"content": "实现数量、步进这类需求时，用户举的具体数字只是示例，应泛化为配方的数据字段。", "type": "work_method", "priority": 85}
+        ```
     """
 
     code = "L002"
