@@ -435,9 +435,15 @@ class SupportIndex:
             return []  # no term: support_in says None, which reaches nothing
         held = math.ceil(need * len(terms) - 1e-9)
         postings = self._postings
+        wanted = len(terms) - max(held, 1) + 1
+        # The rarest terms are first those no source holds: when there are enough of them to fill
+        # every place, the union is empty (the usual case for a claim its sources do not repeat),
+        # found with one set difference instead of sorting every term.
+        if len(terms - postings.keys()) >= wanted:
+            return []
         rarest = sorted(terms, key=lambda term: (len(postings.get(term, ())), term))
         found: set[int] = set()
-        for term in rarest[: len(terms) - max(held, 1) + 1]:
+        for term in rarest[:wanted]:
             found.update(postings.get(term, ()))
         return sorted(found)
 

@@ -924,15 +924,20 @@ class SourceUnsupported(Rule):
             return ()
         claim = fold(content)
         opts = self.options
+        candidates, index = _provenance_candidates(ctx)
+        # Only the messages that may reach min_other_support (the same best message, in the
+        # same order): scoring every message per memory was quadratic in the batch. Asked
+        # first: usually no tool or background message can hold most of the claim, and the
+        # index says so for less than scoring the cited messages costs.
+        reaching = index.reaching(claim, opts.min_other_support)
+        if not reaching:
+            return ()
         own = _text.support_in(claim, [_source_text(ctx, m) for m in cited])
         if own is None or own >= opts.max_cited_support:
             return ()  # the usual case: the cited messages say it
         keys = {m.key for m in cited}
         best, best_support = None, 0.0
-        candidates, index = _provenance_candidates(ctx)
-        # Only the messages that may reach min_other_support (the same best message, in the
-        # same order): scoring every message per memory was quadratic in the batch.
-        for k in index.reaching(claim, opts.min_other_support):
+        for k in reaching:
             m = candidates[k]
             if m.key in keys:
                 continue
