@@ -522,7 +522,6 @@ _DATES = re.compile(r"\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?|\d{
                     r"\d{1,2}:\d{2}|\d{1,2}\s*(?:点|am\b|pm\b)", re.IGNORECASE)
 
 
-# A quoted span (straight, curly or backtick quotes): words the memory cites, not its own.
 # A pass count: "72/72 tests pass", "64/64 passing", 全部通过（22/22）.
 # Every form holds a word of G002's ``reading_after`` (tests, passed, passing, 通过), which its
 # declaration asks for.
@@ -530,6 +529,7 @@ _PASS_FRACTION = re.compile(r"(?<![\w./-])(\d+)/(\d+)(?![\w/-]|\.\d)\s*(?:tests?
                             r"|(?:passed|passing|通过)[^\d\n]{0,6}(\d+)/(\d+)(?![\w/-]|\.\d)", re.IGNORECASE)
 
 
+# A quoted span (straight, curly or backtick quotes): words the memory cites, not its own.
 _QUOTED = re.compile(r'"[^"\n]*"|“[^”\n]*”|`[^`\n]*`|「[^」\n]*」')
 
 
