@@ -59,6 +59,17 @@ def descriptive_pattern(before: list[str]) -> re.Pattern[str] | None:
 _QUOTE = re.compile(r"['\"`“”‘’「」]")
 
 
+# The name of an error: an exception class (TypingError, KeyError) or a compiler or linter code
+# (TS2305, CS0165, E0382, IDE0051, F821).
+_ERROR_NAME = re.compile(r"\b[A-Z][A-Za-z]*(?:Error|Exception)\b|\b(?:TS|CS|IDE|CA|E|F)\d{3,5}\b")
+
+
+def names_error(content: str) -> bool:
+    """The content names an error by its class or code ("Fixed the Numba TypingError by …", TS2305): a
+    narrated fix that does is a pitfall with its fix, a symptom a later session can recognise."""
+    return _ERROR_NAME.search(content) is not None
+
+
 def quotes_symptom(fixed_object: re.Pattern[str] | None, content: str) -> bool:
     """The fixed problem is told by the error text it printed ("Fixed the 'str' object has no
     attribute 'strftime' error"): a symptom a later session can recognise, not a bare change."""

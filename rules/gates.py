@@ -454,7 +454,7 @@ class StrippingTest(_Gate):
         rest = self._not_keep.mask(view.stripped)
         if memory.get("type") == FACT and not _changelog.quotes_symptom(self._fixed_object, content):
             rest = _text.mask(self._fixed_object, rest)  # "fixed the X error": the problem is what changed
-        if self._narration_keep.search(rest) or _ERROR_NAME.search(content):
+        if self._narration_keep.search(rest) or _changelog.names_error(content):
             return None
         if commit is None and _sources.user_prose_support(ctx, memory, view.stripped) >= self.options.user_share:
             # The user's own instruction (their words, not code they pasted), told back. Not for a
@@ -502,11 +502,6 @@ class StrippingTest(_Gate):
             if self._descriptive is None or self._descriptive.search(before) is None:
                 return change
         return None
-
-
-# The name of an error: an exception class (TypingError, KeyError) or a compiler or linter code
-# (TS2305, CS0165, E0382, IDE0051, F821).
-_ERROR_NAME = re.compile(r"\b[A-Z][A-Za-z]*(?:Error|Exception)\b|\b(?:TS|CS|IDE|CA|E|F)\d{3,5}\b")
 
 
 # --- G002 ---------------------------------------------------------------------------
@@ -835,11 +830,11 @@ class OneTimeTest(_Gate):
             return None  # the common case: none of its figures was printed by a tool or the assistant
         if ctx.is_dropped(ctx.scene_index, ctx.memory_index):
             return None
-        readings = [(m.group(0).strip(), m.group(1) or m.group(2), m.group(2) is not None)
+        # (shown, number, counted, a pass count): a count of tests is a check run's result ...
+        readings = [(m.group(0).strip(), m.group(1) or m.group(2), m.group(2) is not None, False)
                     for m in self._reading_of_output.finditer(content) if not self._names_an_id(content, m.start())]
-        # A pass count ("72/72 tests pass", 全部通过（22/22）) is a check run's result too.
-        fractions = [(m.group(0).strip(), m.group(1) or m.group(3)) for m in _PASS_FRACTION.finditer(content)]
-        readings += [(shown, number, True) for shown, number in fractions]
+        # ... and so is a pass count ("72/72 tests pass", 全部通过（22/22）).
+        readings += [(m.group(0).strip(), m.group(1) or m.group(3), True, True) for m in _PASS_FRACTION.finditer(content)]
         if not readings:
             return None
         sources = ctx.sources(memory)
@@ -848,7 +843,7 @@ class OneTimeTest(_Gate):
         said = "\n".join(m.content for m in sources if m.role == "user")
         facts = ctx.facts
         printed_by, certain, run_result = None, False, False
-        for shown, number, counted in readings:
+        for shown, number, counted, pass_count in readings:
             if _has_number(said, number):
                 continue  # a cited user message gave it: a setting or a requirement, not a reading
             for m in sources:
@@ -856,9 +851,8 @@ class OneTimeTest(_Gate):
                     printed_by = printed_by or (shown, m.role)
                     # Certain: tool output, or a count/duration the assistant reports from its own run.
                     certain = certain or m.role == "tool" or (counted and "reports_done" in facts.of(m).acts)
-                    run_result = run_result or (counted and self._run_result is not None
-                                                and self._run_result.fullmatch(shown) is not None)
-                    run_result = run_result or any(shown == f for f, _ in fractions)
+                    run_result = run_result or pass_count or (counted and self._run_result is not None
+                                                              and self._run_result.fullmatch(shown) is not None)
         if printed_by is None:
             return None
         rest = self._not_keep.mask(content)

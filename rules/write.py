@@ -34,7 +34,7 @@ import re
 from functools import lru_cache
 from typing import Any, Iterable, Iterator
 
-from memvet.batchfacts import RULE_STEP  # 必须先不…: a step of a rule, read the same in messages
+from memvet.batchfacts import is_rule_step  # 必须先不…: a step of a rule, read the same in messages
 from memvet.placement import task_fields
 from memvet.vocabulary import KINDS, LONG_TERM_KINDS
 from memvet.needs import Needs, TextLayer
@@ -219,8 +219,7 @@ class Temporal:
             return None
         if hit is not None and _NOT_CHOSEN.search(sentence, 0, hit.start()):
             return None  # "improve the message rather than temporarily disabling it": the road not taken
-        if hit is not None and marker.startswith("先") and RULE_STEP.search(sentence, max(0, hit.start() - 4),
-                                                                            hit.start()):
+        if hit is not None and is_rule_step(sentence, marker, hit.start()):
             return None  # "必须先不动代码": the order of a rule's steps
         return marker
 

@@ -410,9 +410,14 @@ def _user_acts(text: str, o: FactsOptions) -> frozenset[str]:
     return frozenset(acts)
 
 
-#: A 先-marker right after a modal is a step of a rule ("改配置之前必须先不动代码"), not a change made
-#: for now ("先不改，明天再说"); W005's test of a memory's own words reads it the same way.
-RULE_STEP = re.compile(r"(?:必须|务必|须|应该|应当|应|需要)\s*$")
+_RULE_STEP = re.compile(r"(?:必须|务必|须|应该|应当|应|需要)\s*$")
+
+
+def is_rule_step(text: str, marker: str, start: int) -> bool:
+    """The temporary ``marker`` found at ``start`` of ``text`` is a step of a rule: a 先-marker right
+    after a modal ("改配置之前必须先不动代码"), not a change made for now ("先不改，明天再说"). The batch
+    facts read user messages with it, and W005 a memory's own words."""
+    return marker.startswith("先") and _RULE_STEP.search(text, max(0, start - 4), start) is not None
 
 
 def _marks_temporary(words: list[str], lowered: str) -> bool:
@@ -420,7 +425,7 @@ def _marks_temporary(words: list[str], lowered: str) -> bool:
     found = _words(tuple(words))
     hit = found.search(lowered)
     while hit is not None:
-        if not (hit.group(0).startswith("先") and RULE_STEP.search(lowered, max(0, hit.start() - 4), hit.start())):
+        if not is_rule_step(lowered, hit.group(0), hit.start()):
             return True
         hit = found.search(lowered, hit.end())
     return False
