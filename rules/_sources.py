@@ -173,9 +173,8 @@ def quotes_source_error(ctx: Any, memory: dict[str, Any], content: str) -> bool:
     errors = [e for m in ctx.sources(memory) if m.role == "tool" for e in facts.of(m).errors]
     if not errors:
         return False
-    text = _SPACES.sub(" ", content)
+    text = _SPACES.sub(" ", content)  # as the batch facts wrote the error lines
     for line in errors:
-        line = _SPACES.sub(" ", line)
         # Any window of the error line's words, _ERROR_QUOTE_CHARS long, found in the memory.
         words = line.split(" ")
         for i in range(len(words)):

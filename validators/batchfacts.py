@@ -233,6 +233,7 @@ _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
 #: A line of output that reports an error or a failure (the error's own words, not a summary).
 _ERROR_LINE = re.compile(r"(?im)^.*(?:\b\w*(?:error|exception)\b|\btraceback\b|\bfatal\b|\bfailed\b|"
                          r"\bnot found\b|\bnot provided\b|\bdenied\b|\brefused\b|\bexceeds?\b|报错|错误|失败|异常).*$")
+_SPACES = re.compile(r"\s+")
 _TEST_RESULT = re.compile(
     r"(?i)\b\d+\s+(?:passed|failed|passing|failing|tests?|skipped|errors?)\b|\btests?:\s*\d+|(?:通过|失败)\s*\d+|"
     r"\d+\s*(?:个)?(?:测试)?(?:通过|失败)")
@@ -259,7 +260,8 @@ class MessageFacts:
     numbers: frozenset[str] = frozenset()
     commits: tuple[str, ...] = ()
     tests: tuple[str, ...] = ()
-    #: Lines of tool output that report an error ("litellm.BadRequestError: LLM Provider NOT provided").
+    #: Lines of tool output that report an error ("litellm.BadRequestError: LLM Provider NOT provided"),
+    #: each with its runs of white space made one space.
     errors: tuple[str, ...] = ()
 
     def does(self, act: str) -> bool:
@@ -479,7 +481,7 @@ def _tool_facts(m: Message, index: int, text: str, o: FactsOptions) -> MessageFa
     commits = tuple(dict.fromkeys(g1 or g2 for g1, g2 in _COMMIT.findall(text)))
     commands = tuple(c.strip() for c in _COMMAND.findall(text))
     tests = tuple(t.group(0) for t in _TEST_RESULT.finditer(text))
-    errors = tuple(line.strip()[:300] for line in _ERROR_LINE.findall(text))
+    errors = tuple(_SPACES.sub(" ", line.strip()[:300]) for line in _ERROR_LINE.findall(text))
     acts = set()
     if written or commits or any(_WRITING_COMMAND.match(c) for c in commands):
         acts.add("writes")
