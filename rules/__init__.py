@@ -25,7 +25,7 @@ import importlib
 from memvet.hookspecs import hookimpl
 from memvet.rule import Rule
 
-FAMILIES = ("shape", "identity", "typed", "language", "scenes", "gates", "method", "write", "privacy", "quality",
+FAMILIES = ("shape", "identity", "typed", "language", "scenes", "gates", "value_model", "method", "write", "privacy", "quality",
             "engine_faults")
 
 

@@ -40,15 +40,16 @@ def test_items_carry_kind_namespace_evidence_codes_and_the_conflicting_memory(fi
     items = {m["id"]: m for m in data["items"]}
     assert sorted(items) == ["f-1", "f-2", "f-3", "f-4"]
     # W003 wrote it pending; G002 adds a low-confidence warning (figures only the
-    # assistant gave): the review page shows every code reported on the memory.
-    assert (items["f-2"]["status"], items["f-2"]["codes"]) == ("pending", ["G002", "W003"])
+    # assistant gave), and so does G004 (an assistant-only work_fact): the review page
+    # shows every code reported on the memory.
+    assert (items["f-2"]["status"], items["f-2"]["codes"]) == ("pending", ["G002", "G004", "W003"])
     assert [e["id"] for e in items["f-2"]["evidence"]] == ["m3"] and "重试 3 次" in items["f-2"]["evidence"][0]["content"]
     assert items["f-3"]["status"] == "conflict" and "W007" in items["f-3"]["codes"]
     assert [c["id"] for c in items["f-3"]["conflicts"]] == ["f-1"]
     assert [c["id"] for c in items["f-1"]["conflicts"]] == ["f-3"]
     assert items["f-4"]["namespace"] == HOSTILE_NS and items["f-4"]["content"] == HOSTILE
     assert data["counts"] == {"pending": 2, "conflict": 2, "invalid": 0}
-    assert data["facets"]["codes"] == ["G002", "W003", "W007"]
+    assert data["facets"]["codes"] == ["G002", "G004", "W003", "W007"]
 
 
 def test_filters(filled):
