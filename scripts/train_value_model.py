@@ -122,7 +122,7 @@ def figures(rows: list[dict], scores: list[float | None], drop_at: float) -> str
 
 def predict(model: dict, rows: list[dict]) -> list[float | None]:
     from memvet.rules.value_model import score
-    return [None if r["features"] is None else score(r["features"], model)[0] for r in rows]
+    return [None if r["features"] is None else score(r["features"], model) for r in rows]
 
 
 def main() -> int:
@@ -131,6 +131,7 @@ def main() -> int:
     ap.add_argument("--hold-out", default="", help="comma-separated sessions to train without and report on")
     ap.add_argument("--write", action="store_true", help="train on every row and write rules/value_model.json")
     ap.add_argument("--drop-at", type=float, default=None, help="threshold for the figures (default: G004's)")
+    ap.add_argument("--warn-at", type=float, default=None, help="low-confidence threshold (default: G004's)")
     a = ap.parse_args()
     from memvet.rules.value_model import ValueModel
     drop_at = a.drop_at if a.drop_at is not None else ValueModel.Options().drop_at
@@ -147,7 +148,7 @@ def main() -> int:
             model = fit([rows[index[k]] for k in train])
             for k, s in zip(test, predict(model, [rows[index[k]] for k in test])):
                 scores[index[k]] = s
-        warn_at = ValueModel.Options().warn_at
+        warn_at = a.warn_at if a.warn_at is not None else ValueModel.Options().warn_at
         band = [r for r, s in zip(rows, scores) if s is not None and warn_at <= s < drop_at]
         print(f"cross-validated by session ({FOLDS} folds), drop_at {drop_at}; warned (from {warn_at}): "
               f"{len(band)} memories, {sum(r['junk'] for r in band)} junk, {sum(r['good'] for r in band)} good:")
