@@ -68,10 +68,11 @@ class LanguageMismatch(Rule):
         clearly in the other language is rejected.
 
         A quotation is not the memory's own language: a run of the other
-        language, at least ``verbatim_min_chars`` characters long, that
-        occurs word for word in a new message of the batch (a commit
-        message, an error line, a command's output, the user's own words)
-        is left out before the text is judged ("提交 18f53ef：Add configs/x
+        language, or a span of it between quotation marks (a commit message
+        after the word "commit" and its hash), at least ``verbatim_min_chars``
+        characters long, that occurs word for word in a new message of the
+        batch (a commit message, an error line, a command's output, the
+        user's own words) is left out before the text is judged ("提交 18f53ef：Add configs/x
         to the exclude list。" in a Chinese batch whose tool message shows
         that commit is Chinese framing around a quoted commit message).
         A paraphrase in the other language is still judged.
@@ -201,13 +202,31 @@ _RUNS = {"en": re.compile(r"[A-Za-z0-9][^\u3000-\u303f\u3400-\u9fff\uff00-\uffef
 _RUN_ENDS = " \t\n.,;:!?。，；：！？、"
 
 
+#: Text between quotation marks ("…", “…”, '…', 「…」, 『…』, `…`): a quotation can sit inside a longer
+#: run of its language ('commit e373e5a "Fix …"'), so the quoted part is tested on its own too.
+_QUOTED = re.compile(r'"([^"\n]+)"|“([^”\n]+)”|\'([^\'\n]+)\'|「([^」\n]+)」|『([^』\n]+)』|`([^`\n]+)`')
+
+
 def _without_quotations(text: str, language: str, ctx: Any, min_chars: int) -> str:
-    """``text`` with each run of ``language`` that a new message holds word for word blanked out."""
+    """``text`` with each run of ``language`` that a new message holds word for word blanked out,
+    and each quoted span of ``language`` that one holds (the run around it may not be)."""
     messages = [m.content for m in ctx.batch.messages]
+
+    def quoted(run: str) -> bool:
+        return len(run) >= min_chars and any(run in message for message in messages)
+
+    def blank(m: re.Match[str]) -> str:
+        inner = next(g for g in m.groups() if g is not None)
+        run = inner.strip(_RUN_ENDS)
+        if _RUNS[language].match(run) and quoted(run):
+            return " " * len(m.group(0))
+        return m.group(0)
+
+    text = _QUOTED.sub(blank, text) if any(q in text for q in "\"“'「『`") else text
     out, last = [], 0
     for m in _RUNS[language].finditer(text):
         run = m.group(0).strip(_RUN_ENDS)
-        if len(run) >= min_chars and any(run in message for message in messages):
+        if quoted(run):
             start = text.index(run, m.start())
             out.append(text[last:start])
             out.append(" " * len(run))
