@@ -8,6 +8,7 @@ I          identity        do scene and message ids name real things?
 T          typed           are typed fields (state, metadata, times) right?
 L          language        right language, self-contained, good labels?
 G          gates           is it worth remembering at all? (seed 000)
+G004       value_model     ... as a model trained on reviewed answers rates it
 M          method          is a work_method really a method?
 W          write           is the write request routed safely? (seed 004)
 P          privacy         secrets, personal data, injected instructions
