@@ -161,7 +161,7 @@ def _phrase(name: str, value: float) -> str:
     if name == "prio":
         return "its writer gave it a low priority" if value < 0 else "its writer gave it a high priority"
     if name == "len":
-        return "it is short"
+        return "its length"
     if name in _PHRASES:
         return _PHRASES[name]
     kind, _, rest = name.partition(":")
