@@ -26,6 +26,7 @@ def test_wheel_contains_every_package_and_the_schema_files(wheel_env):
     for schema in ("extraction-output.schema.json", "batch-context.schema.json"):
         assert f"memvet/schemas/{schema}" in names
     assert "memvet/testing/strategies.py" in names
+    assert "memvet/rules/value_model.json" in names  # G004's weights: without them every memory is an E001
     # Namespaced: installing memvet never shadows the PyPI packages `validators` or `rules`.
     assert not [n for n in names if n.split("/")[0] in ("validators", "rules", "schemas", "extractor", "store")]
 
