@@ -178,11 +178,11 @@ class ValueModel(Rule):
         wrote or read files, committed, ran tests or printed errors). At ``drop_at`` or
         above it drops the memory; from ``warn_at`` it gives a low-confidence
         finding (a warning, and a question for the optional LLM judge). The
-        message names the signs that weighed most. Trained on 1,650 reviewed
-        memories of real answers to 53 real sessions; cross-validated by
+        message names the signs that weighed most. Trained on 1,677 reviewed
+        memories of real answers to 54 real sessions; cross-validated by
         session (``scripts/train_value_model.py --cv``), the defaults take
-        the junk memories caught from 270 to 309 of 555 and leave 836
-        instead of 848 of 920 good memories untouched.
+        the junk memories caught from 274 to 313 of 567 and leave 847
+        instead of 858 of 932 good memories untouched.
 
     Why is this bad?
         The extraction contract keeps only what a later session cannot
