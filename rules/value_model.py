@@ -128,18 +128,18 @@ def score(f: dict[str, float], model: dict[str, Any] | None = None) -> float:
     exactly, whatever the order of the features, so the score is the same on every platform."""
     model = model or weights()
     w = model["weights"]
-    z = model["intercept"] + math.fsum([w[k] * v for k, v in f.items() if k in w])
+    return _logistic(model["intercept"] + math.fsum([w[k] * v for k, v in f.items() if k in w]))
+
+
+def _logistic(z: float) -> float:
     return 1 / (1 + math.exp(-z))
 
 
-def _ceiling(model: dict[str, Any]) -> float:
-    """The most the source facts can add to the weighted sum (their positive weights)."""
-    return math.fsum(max(0.0, model["weights"].get(name, 0.0)) for name, _ in _SOURCE_FACTS)
-
-
 @cache
-def _shipped_ceiling() -> float:
-    return _ceiling(weights())
+def _source_ceiling() -> float:
+    """The most the source facts can add to the shipped model's weighted sum (their positive weights)."""
+    w = weights()["weights"]
+    return math.fsum(max(0.0, w.get(name, 0.0)) for name, _ in _SOURCE_FACTS)
 
 
 @cache
@@ -234,20 +234,23 @@ class ValueModel(Rule):
             return ()  # a memory a gate already dropped is settled
         o = self.options
         model = weights()
-        w, least, ceiling = model["weights"], _logit(o.warn_at) - model["intercept"], _shipped_ceiling()
+        w, least = model["weights"], _logit(o.warn_at) - model["intercept"]
         sources = ctx.sources(memory)
         f = shape_features(memory, sources)
         terms = [w[k] * v for k, v in f.items() if k in w]
+        z = math.fsum(terms)
         # The batch facts cost more than the rest: ask for them only when the source facts, at their
         # most, could lift the score to warn_at (the result is the one of the full features).
-        if math.fsum(terms) + ceiling < least:
+        if z + _source_ceiling() < least:
             return ()
         found = source_facts(sources, ctx)
-        f.update(found)
-        terms += [w[k] for k in found if k in w]  # each source fact is 1.0
-        if math.fsum(terms) < least:
+        if found:
+            f.update(found)
+            # Each source fact is 1.0; fsum is exact, so this is score(f)'s sum whatever the order.
+            z = math.fsum(terms + [w[k] for k in found if k in w])
+        if z < least:
             return ()
-        p = score(f, model)
+        p = _logistic(model["intercept"] + z)
         signs = "; ".join(_phrase(name, f[name]) for part, name in contributions(f)[: o.reasons] if part > 0)
         return [Finding(f"the value model rates this memory {p:.2f} as one a reviewer would not keep "
                         f"(weighed most: {signs}); keep only what a later session cannot get back",
