@@ -33,11 +33,12 @@ from memvet.rules import lexicon
 #: semicolon, a dash or an arrow (steps of a sequence: "bump → tag → push").
 _CLAUSE_START = r"(?:^|(?<=[.;:!?。；：！？\n—–→])\s*|(?<=->)\s*|(?<=\s[-–—])\s*)"
 #: A leading condition or purpose before the main clause: "When selectors find nothing, read …",
-#: "To fix formatting failures, run Prettier from src-ui". A
+#: "To fix formatting failures, run Prettier from src-ui". A dot inside a word (".NET", "v1.2") does
+#: not end it. A
 #: parenthesised aside inside it may hold the punctuation of an example ("When an upload fails
 #: (e.g. extra columns), first check …"); each aside is one atomic step, so no backtracking.
-_LEAD = (r"(?:(?:when|whenever|before|after|if|once|while|for|in|until|unless|during|on|to)\b"
-         r"(?>\([^()\n]{0,80}\)|[^,.;:!?\n]){1,100},\s*)?")
+_LEAD = (r"(?:(?:when|whenever|where|wherever|before|after|if|once|while|for|in|until|unless|during|on|to)\b"
+         r"(?>\([^()\n]{0,160}\)|[^,.;:!?\n]|\.(?=\S)){1,100},\s*)?")
 #: Adverbs of order or frequency that may stand before an imperative verb.
 _ADVERB = r"(?:(?:first|then|always|never|also|just|only|instead|please|still|next|finally|afterwards),?\s+)?"
 #: What starts an object or a complement right after an ambiguous noun/verb:
@@ -46,7 +47,9 @@ _ADVERB = r"(?:(?:first|then|always|never|also|just|only|instead|please|still|ne
 _OBJECT_START = (
     r"(?=\s+(?:(?:the|a|an|all|each|every|any|it|them|this|that|these|those|its|their|your|our|my|both|one|"
     r"only|new|existing|such|whatever|no|with|to|into|from|before|after|on|in|for|via|through|against|back|"
-    r"up|down|out|off|over|first|again|locally|directly|immediately|manually|explicitly|together|once)\b"
+    r"up|down|out|off|over|first|again|locally|directly|immediately|manually|explicitly|together|once|"
+    # people the rule sends somewhere ("direct users to the built-in type")
+    r"users|callers|clients|developers|people)\b"
     r"|[`'\"“(\[<]|(?-i:\S*[A-Z0-9_./:#@])))")
 
 

@@ -1203,8 +1203,14 @@ class ProvenanceTest(_Gate):
         listing_paths: int = 3
         #: ... "little else": at most this many Latin words per path ...
         listing_words_per_path: int = 3
-        #: ... or this many Chinese characters per path.
+        #: ... or this many Chinese characters per path. A cause, a rule or a problem beside the
+        #: files makes it more than a listing ("adding x.py, y.py and z.py at once exceeds the
+        #: context limit; add them one by one").
         listing_chars_per_path: int = 8
+        #: (Left out: the one-character modals 应/要/须, which 要求 and 应用 hold too, and 统一/优先,
+        #: which describe as often: 由 __init__.py 统一导出, 优先级.)
+        listing_keep: list[str] = REASONS + PROBLEMS + [w for w in NORMATIVE if len(w) > 1
+                                                        and w not in ("统一", "优先")]
 
     def __init__(self, options: Any = None):
         super().__init__(options)
@@ -1215,6 +1221,7 @@ class ProvenanceTest(_Gate):
         self._source = _text.WordSearch(o.source_words)
         self._explain = _text.WordSearch(o.explanation_markers)
         self._not_explain = _text.WordSearch(o.not_explanation)
+        self._listing_keep = _text.WordSearch(o.listing_keep)
         self._agent_account_keep = _text.WordSearch(o.agent_account_keep) if o.agent_account_keep else None
         self._instruction_files = frozenset(name.lower() for name in o.instruction_files)
         self._instruction_recitals = tuple(r.lower() for r in o.instruction_recitals)
@@ -1395,7 +1402,9 @@ class ProvenanceTest(_Gate):
             return None
         count = _sources.listed_paths(ctx, content, named, words_per_path=o.listing_words_per_path,
                                       chars_per_path=o.listing_chars_per_path)
-        if not count or self._reason.search(self._not_explain.mask(view.stripped)):
+        if not count:
+            return None
+        if self._listing_keep.search(self._not_explain.mask(view.stripped)):
             return None
         if _sources.quotes_source_error(ctx, memory, content):
             return None  # the files are where an error a cited tool printed came from

@@ -105,6 +105,7 @@ NOUN_VERBS = [
     "wrap", "pad", "scan", "spawn", "archive", "prefix", "inline", "split", "reset", "restore", "mount", "debug",
     "lint", "compile", "reply", "escape", "sync", "insert", "deploy", "upload", "download", "refresh", "encode",
     "decode", "unlock", "edit", "print", "install", "free", "dispose", "flush", "throttle", "debounce",
+    "address", "direct",
 ]
 
 #: Chinese verbs that open an imperative clause (no subject, no modal): "重命名文件时用 git mv".
@@ -213,11 +214,19 @@ class _MethodRule(Rule):
         content = _content(memory)
         problem = self.problem(content, memory, ctx) if content.strip() else None
         if problem:
+            path = "/content" if self.points_at_content else ""
+            if self.uncertain(memory, ctx):
+                # A judgment words cannot settle: it warns and changes nothing.
+                return [Finding(problem, path=path, action="warn", confidence="low")]
             fix = downgrade_ops(memory) if self.action == "fix" else None
-            return [Finding(problem, path="/content" if self.points_at_content else "", fix=fix)]
+            return [Finding(problem, path=path, fix=fix)]
         return ()
 
     points_at_content = True
+
+    def uncertain(self, memory: dict[str, Any], ctx: Any) -> bool:
+        """Is the problem just found one that words cannot settle? (Called only after a problem.)"""
+        return False
 
     def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:  # pragma: no cover
         raise NotImplementedError
@@ -838,9 +847,18 @@ def stated_bases(content: str, folded: str | None = None) -> list[str]:
     return [content[m.start(m.lastindex):m.end(m.lastindex)] for m in _FOLDED_BASIS.finditer(folded)]
 
 
-_QUESTION = re.compile(r"[?？]\s*$|^(?:what|how|which|why|should|do|does|is|are|can|could|would)\b|"
+#: Subjects after which an opening auxiliary asks ("do we …", "is it …"); without one it gives an
+#: order ("do one by one", "do 1").
+_ASKED_SUBJECT = r"(?:we|you|they|it|i|he|she|this|that|these|those|there|the|my|our|your|its|their)\b"
+_QUESTION = re.compile(r"[?？]\s*$|^(?:what|how|which|why)\b|"
+                       rf"^(?:should|do|does|did|is|are|was|were|can|could|would|will|have|has)\s+{_ASKED_SUBJECT}|"
                        r"吗[？?。]?\s*$|呢[？?。]?\s*$|怎么|如何|是否|你觉得|你看|有什么办法|what do you think",
                        re.IGNORECASE)
+#: An open question: it asks for what to do or what to think, and so puts nothing forward ("接口超时设多少合适？",
+#: "What do you think?"). A question without one is a yes/no question about one thing ("do we use progress
+#: bars during these operations?", 你用了 ktransformers 吗): often a user's expectation in the form of a question.
+_OPEN_QUESTION = re.compile(r"\b(?:what|how|which|where|who|when)\b|什么|多少|怎么|如何|哪|几|是否|你觉得|你看|有什么办法",
+                            re.IGNORECASE)
 
 
 class MethodUnsupportedBasis(_MethodRule):
@@ -852,7 +870,14 @@ class MethodUnsupportedBasis(_MethodRule):
         or a rule label the user owns: "User's changelog rules: …",
         "用户的做法：…"): is a ``user`` message among its sources, and did
         the user state something rather than only ask? (A message that
-        states and then asks, "Let's keep X. Can you …?", states.) (2) It
+        states and then asks, "Let's keep X. Can you …?", states; so does a
+        question that puts an alternative forward, "can they not just be
+        overloads?". "do one by one" is an order, not a question.) When
+        the user only asked yes/no questions about one thing ("do we use
+        progress bars here?", 你用上 ktransformers 了吗), the question may be
+        the user's expectation: the finding is uncertain (low) and only
+        warns; an open question (what/how/哪/多少/"what do you think") gets
+        an answer that is someone else's position: certain. (2) It
         states a basis (依据：…, 因为…, "basis: …",
         "because …"): do the source messages -- the user's words or the
         assistant's argument beside them (the assistant message just before
@@ -950,6 +975,16 @@ class MethodUnsupportedBasis(_MethodRule):
                         f"(support {score:.2f}); a reason may not be invented")
         return None
 
+    def uncertain(self, memory: dict[str, Any], ctx: Any) -> bool:
+        # The user only asked, and only yes/no questions about one thing ("do we use progress bars
+        # during these operations?", 你用了 ktransformers 吗): often an expectation put as a question.
+        # (The problem is that one when the memory attributes a position and every user source only asks.)
+        content = _content(memory)
+        if (self._positions is None or self._positions.search(content) is None) and self._user_label(content) is None:
+            return False
+        users = [m for m in ctx.sources(memory) if m.role == "user"]
+        return bool(users) and all(_asks_only(m, ctx) and not _asks_openly(m, ctx) for m in users)
+
     def _user_label(self, content: str) -> str | None:
         """The label of a rule label the user owns ("User's changelog rules"), else None."""
         if ":" not in content and "：" not in content:
@@ -977,13 +1012,17 @@ def _is_question(text: str) -> bool:
 # A question that puts forward what to do ("is there any way to drop the else block",
 # 能不能改成…): the user's own proposal, not a mere question.
 _PROPOSING_QUESTION = re.compile(r"^(?:is there (?:any|a|some) way to|is it possible to|can we|could we|shall we|"
-                                 r"why not|how about|what about)\b|能不能|可不可以|有没有办法|要不要改|不如",
+                                 r"why not|how about|what about)\b|能不能|可不可以|有没有办法|要不要改|不如|为什么不|"
+                                 # "why the Span suffix, can they not just be overloads?": the user's alternative
+                                 r"\b(?:can|could|should|would)(?:n't|\s+not)?\s+(?:we|they|it|you|i|this|these)\s+"
+                                 r"(?:not\s+)?(?:just|simply)\b",
                                  re.IGNORECASE)
 
 
 # Per-message analyses are kept on the batch (``ctx.memo``), keyed by the message
 # object the batch holds: a message cited by several memories is read once.
 _ASKS_ONLY = "memvet.rules.method.asks-only"
+_ASKS_OPENLY = "memvet.rules.method.asks-openly"
 _TERMS = "memvet.rules.method.terms"
 _EVIDENCE_ROLES = ("user", "assistant", "tool")
 
@@ -1002,6 +1041,11 @@ def _per_message(ctx: Any, tag: str, message: Any, compute: Any) -> Any:
 def _asks_only(message: Any, ctx: Any) -> bool:
     """Does the message only ask (every sentence a question)?"""
     return _per_message(ctx, _ASKS_ONLY, message, _is_question)
+
+
+def _asks_openly(message: Any, ctx: Any) -> bool:
+    """Does the message ask an open question (what, how, which, 多少, 怎么, "what do you think")?"""
+    return _per_message(ctx, _ASKS_OPENLY, message, lambda text: _OPEN_QUESTION.search(text) is not None)
 
 
 _POSITIONS = "memvet.rules.method.message-positions"
