@@ -160,6 +160,15 @@ class TemporaryOptions(RuleOptions):
 # ("rather than temporarily disabling image generation", 而不是暂时关掉).
 _NOT_CHOSEN = re.compile(r"(?:\b(?:rather than|instead of)|而不是|而非)\s*$", re.IGNORECASE)
 
+# ... or it is what a proposal the memory reports as declined would have done ("the user did not take
+# the agent's recommendation to temporarily disable linting", 用户没有采纳暂时关掉检查的建议): the lasting
+# fact is that it was turned down. Bounded: the refusal stands at most 80 characters before the marker,
+# in the same clause.
+_DECLINED = re.compile(r"(?:\b(?:did not|didn't|does not|doesn't|never|refused to|chose not to)\s+"
+                       r"(?:take|accept|adopt|follow|want|agree to)\b|\b(?:rejected|declined|turned down|vetoed)\b)"
+                       r"[^.;:!?\n]{0,80}$|(?:没有?采纳|未采纳|不采纳|拒绝了?|否决了?|没有?接受|不同意)[^。；：！？\n]{0,40}$",
+                       re.IGNORECASE)
+
 #: ``_UNTIL_FIXED`` needs this word: a literal for the text layer beside the ``temporary`` list.
 _UNTIL = ("until",)
 
@@ -219,6 +228,8 @@ class Temporal:
             return None
         if hit is not None and _NOT_CHOSEN.search(sentence, 0, hit.start()):
             return None  # "improve the message rather than temporarily disabling it": the road not taken
+        if hit is not None and _DECLINED.search(sentence, max(0, hit.start() - 120), hit.start()):
+            return None  # "did not take the recommendation to temporarily disable it": turned down
         if hit is not None and is_rule_step(sentence, marker, hit.start()):
             return None  # "必须先不动代码": the order of a rule's steps
         return marker
@@ -469,7 +480,11 @@ class TemporaryAsConvention(Rule):
         ``project_fact`` or ``code_preference`` built on such a sentence is
         rerouted to ``task_state`` of its scene. Quoted words and lasting
         rules that merely mention temporary things ("以后凡是暂时跳过的测试…",
-        "临时目录", "temporary files") do not count. When a user message is
+        "临时目录", "temporary files") do not count, nor does a temporary step
+        the memory names as the road not taken ("rather than temporarily
+        disabling it", 而不是暂时关掉) or as a proposal that was turned down
+        ("did not take the recommendation to temporarily disable linting",
+        没有采纳暂时关掉检查的建议). When a user message is
         among the sources, only user messages decide -- one the batch facts
         say marks something temporary (演示完再说, "for the demo") reroutes
         whatever the memory's own words; an assistant's "let me temporarily
