@@ -38,6 +38,8 @@ from memvet.batchfacts import is_rule_step  # 必须先不…: a step of a rule,
 from memvet.placement import task_fields
 from memvet.vocabulary import KINDS, LONG_TERM_KINDS
 from memvet.needs import Needs, TextLayer
+from pydantic import Field
+
 from memvet.rule import Finding, Rule, RuleOptions
 
 from . import lexicon
@@ -154,6 +156,12 @@ class TemporaryOptions(RuleOptions):
     #: Whose source messages can make a change temporary (W005). Tool output is
     #: never one ("temporarily unavailable" is about itself).
     marking_roles: list[str] = ["user", "assistant"]
+    #: Without a user among the sources: the share of the memory's words (weighted, see
+    #: ``tokens``) that the closest temporary sentence of an assistant source must hold. Below it
+    #: the memory is built on something else its sources say (a root cause the tool output shows)
+    #: and only mentions the stopgap the assistant took. (A user's 先不写单测 decides whatever the
+    #: memory's words.)
+    min_source_share: float = Field(0.2, ge=0.0, le=1.0)
 
 
 # A temporary marker right after one of these names the alternative that was NOT chosen
@@ -488,7 +496,11 @@ class TemporaryAsConvention(Rule):
         among the sources, only user messages decide -- one the batch facts
         say marks something temporary (演示完再说, "for the demo") reroutes
         whatever the memory's own words; an assistant's "let me temporarily
-        comment this out" about its own next step does not. Safe fix.
+        comment this out" about its own next step does not. Without a user
+        among the sources, the assistant's temporary sentence must hold
+        ``min_source_share`` of the memory: a root cause the tool output
+        shows, with the assistant's stopgap as one clause, is not built on
+        the stopgap. Safe fix.
 
     Why is this bad?
         The classic write-layer failure: "raise the timeout to 30 s until
@@ -576,8 +588,9 @@ class TemporaryAsConvention(Rule):
         # When a user is among the sources, the user's words decide (the batch facts'
         # "marks temporary"): an assistant's "let me temporarily comment this out" is
         # about its own next step, not about the approach the user stated.
-        if any(m.role == "user" for m in sources):
-            sources = [m for m in sources if m.role == "user"]
+        users = [m for m in sources if m.role == "user"]
+        if users:
+            sources = users
         scanned = []
         for m in sources:
             if id(m) in marked:  # any other message's scan is empty (and tool output is never scanned)
@@ -593,6 +606,8 @@ class TemporaryAsConvention(Rule):
                 best_temporary, found = score, marker
             elif not marker:
                 best_other = max(best_other, score)
+        if not users and best_temporary < self.options.min_source_share * sum(mine.values()):
+            return None  # the assistant's stopgap, mentioned beside what the memory is about
         # Ties go to the temporary sentence: the worst outcome of a reroute
         # is a fact kept for one task instead of forever.
         return found if best_temporary >= best_other else None
