@@ -514,6 +514,18 @@ def sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE_END.split(text) if s.strip()]
 
 
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each sentence of ``text`` (as :func:`sentences` splits it), blank ones left out."""
+    spans, start = [], 0
+    for end in _SENTENCE_END.finditer(text):
+        if text[start:end.start()].strip():
+            spans.append((start, end.start()))
+        start = end.end()
+    if text[start:].strip():
+        spans.append((start, len(text)))
+    return spans
+
+
 def fenced_spans(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` of every fenced code block (an unclosed fence runs to the end)."""
     spans = []

@@ -38,6 +38,7 @@ memory that cites it.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any, Iterable
 
 from memvet.rule import Finding, Rule, RuleOptions
@@ -441,7 +442,10 @@ class MethodNotTransferable(_MethodRule):
         (``Python 3.8``) are environment, not occasion, and do not count;
         nor does a version that is the value of one later step of a
         procedure ("update the version, commit, tag v1.2.0, push"): the
-        procedure is for every release. A hit downgrades the memory to work_fact.
+        procedure is for every release; nor does an anchor in a sentence that
+        tells what happened ("… was reverted to commit 8ad6abc", 已回退到提交 …)
+        beside the sentence that states the rule: that is the rule's history.
+        A hit downgrades the memory to work_fact.
 
         Fix: safe. Whether an anchor is essential or an example can need
         judgment; an LLM judge can confirm later.
@@ -526,9 +530,12 @@ class MethodNotTransferable(_MethodRule):
             return None  # no digits that could pin anything outside code (most methods)
         text = _text.mask(self._asides, _text.mask_parentheses(text))
         m = self._anchors.search(text)
-        while m is not None and m.lastgroup == "release" and _is_one_step_of_many(text, m.start()):
+        while m is not None and ((m.lastgroup == "release" and _is_one_step_of_many(text, m.start()))
+                                 or _in_history_beside_the_rule(text, m.start())):
             # "bump → changelog → tag v1.2.0 → push": the version is the value one step of a
-            # procedure takes this time, not the occasion the whole procedure is for.
+            # procedure takes this time, not the occasion the whole procedure is for. And a
+            # sentence that tells what happened ("… was reverted to commit 8ad6abc") beside the
+            # rule's own sentence is the rule's history, not its scope.
             m = self._anchors.search(text, m.end())
         if m is None and self._ticket_ref is not None and (t := self._ticket_ref.search(text)):
             return (f"the rule is pinned to a ticket ({t.group(0).strip()!r}) and does not transfer to other "
@@ -539,6 +546,38 @@ class MethodNotTransferable(_MethodRule):
         what = {"hash": "a commit", "ticket": "a ticket", "date": "a date", "release": "a release"}[kind]
         return (f"the rule is pinned to {what} ({m.group(0).strip()!r}) and does not transfer to other tasks; "
                 "downgraded to work_fact (keep specifics only as examples)")
+
+
+#: A sentence that narrates: a past-tense auxiliary or verb of change, or 了/过/曾/已 in Chinese.
+_NARRATES = re.compile(r"\b(?:was|were|had|did|got|reverted|rejected|rolled back|introduced|broke|happened)\b"
+                       r"|[了过曾]|已经?", re.IGNORECASE)
+
+
+def _in_history_beside_the_rule(text: str, pos: int) -> bool:
+    """Is ``pos`` inside a sentence that narrates and states no rule, while another sentence of
+    ``text`` does state one? ("Keep the game-style UI everywhere. A site-wide restyle was rejected
+    and reverted to commit 8ad6abc.": the commit is history, the rule holds beyond it.)"""
+    spans = _text.sentence_spans(text)
+    own = next(((a, b) for a, b in spans if a <= pos < b), None)
+    if own is None or not _NARRATES.search(text, own[0], own[1]) or _states_a_rule(text[own[0]:own[1]]):
+        return False
+    return any(_states_a_rule(text[a:b]) for a, b in spans if (a, b) != own)
+
+
+@lru_cache(maxsize=1)
+def _rule_reader() -> Any:
+    """M001's default test of "reads as a rule" (a normative word, an imperative, a user position), for one
+    sentence."""
+    norms, not_norms = lexicon.compile_words(NORMATIVE), lexicon.compile_words(NOT_NORMATIVE)
+    openers = _normform.compile_imperatives(IMPERATIVES, NOUN_VERBS)
+    positions = lexicon.compile_words(USER_POSITION)
+    return lambda sentence: (is_normative(sentence, norms, not_norms, openers, positions)
+                             or (_HAS_CJK.search(sentence) is not None
+                                 and _normform.zh_imperative(sentence, ZH_IMPERATIVES, ZH_NOT_IMPERATIVES)))
+
+
+def _states_a_rule(sentence: str) -> bool:
+    return _rule_reader()(sentence)
 
 
 #: Separators of the steps of a procedure: commas, semicolons, arrows, 、 and ，.
