@@ -174,11 +174,11 @@ class ValueModel(Rule):
         wrote or read files, committed, ran tests or printed errors). At ``drop_at`` or
         above it drops the memory; from ``warn_at`` it gives a low-confidence
         finding (a warning, and a question for the optional LLM judge). The
-        message names the signs that weighed most. Trained on 1,750 reviewed
-        memories of real answers to 56 real sessions; cross-validated by
+        message names the signs that weighed most. Trained on 1,793 reviewed
+        memories of real answers to 57 real sessions; cross-validated by
         session (``scripts/train_value_model.py --cv``), the defaults take
-        the junk memories caught from 284 to 328 of 601 and leave 881
-        instead of 895 of 969 good memories untouched.
+        the junk memories caught from 292 to 336 of 621 and leave 901
+        instead of 914 of 991 good memories untouched.
 
     Why is this bad?
         The extraction contract keeps only what a later session cannot
