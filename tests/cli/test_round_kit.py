@@ -1,0 +1,73 @@
+"""The labelling-round kit (tests/data/tools/round): prompts as the extractor sends them, and a labeller's
+folder that holds what the labeller may see and nothing of memvet's findings."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memvet.extractor.prompt import render
+
+ROOT = Path(__file__).resolve().parents[2]
+KIT = ROOT / "tests" / "data" / "tools" / "round"
+CHECK = ROOT / "tests" / "data" / "check"
+SESSION = "imguiwidgets-searchbox-textfilter"
+
+
+def _kit():
+    spec = importlib.util.spec_from_file_location("make_round", KIT / "make_round.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def round_dir(tmp_path: Path) -> Path:
+    """A round with one session of the check set: its transcripts and answers."""
+    shutil.copytree(CHECK / "transcripts" / SESSION, tmp_path / "transcripts" / SESSION)
+    shutil.copytree(CHECK / "answers" / SESSION, tmp_path / "answers" / SESSION)
+    return tmp_path
+
+
+def test_prompts_are_the_dry_run_of_each_batch(round_dir: Path):
+    memvet = str(Path(sys.executable).with_name("memvet"))
+    written = _kit().render_prompts(round_dir / "transcripts", round_dir / "prompts", memvet)
+    batches = sorted((round_dir / "transcripts" / SESSION).glob("batch-*.json"))
+    assert [p.name for p in written] == [b.stem + ".txt" for b in batches]
+    first = json.loads(written[0].read_text(encoding="utf-8"))
+    context = json.loads(batches[0].read_text(encoding="utf-8"))
+    assert first == render(context)
+
+
+def test_label_dir_holds_what_the_labeller_may_see(round_dir: Path):
+    if not (ROOT.parent / "shared" / "seeds").is_dir():
+        pytest.fail("../shared is missing: the labeller's folder is built from its seeds and spec")
+    out = _kit().label_dir(round_dir / "transcripts", round_dir / "answers", round_dir / "label")
+    names = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    assert {"spec/CONTRACT.md", "spec/RULES.md", "LABEL_CONVENTIONS.md", "check.py", "example/batch.json",
+            "example/answer.txt", "example/label.json"} <= names
+    assert any(n.startswith("seeds/000_") for n in names)
+    answers = sorted(p.name for p in (round_dir / "answers" / SESSION).iterdir())
+    assert sorted(n.rsplit("/", 1)[1] for n in names if n.startswith(f"answers/{SESSION}/")) == answers
+    assert (out / "out" / SESSION).is_dir()
+    # check.py runs on its own folder, with no memvet import and no finding code of memvet in its output
+    assert "memvet" not in (out / "check.py").read_text(encoding="utf-8").split('"""', 2)[2]
+    run = subprocess.run([sys.executable, str(out / "check.py")], capture_output=True, text=True, cwd=out)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.count("=====") == len(answers)
+    assert "/0/memories/0" in run.stdout
+
+
+def test_label_dir_never_overwrites_a_labellers_work(round_dir: Path):
+    work = round_dir / "label" / "out" / SESSION / "batch-01.careful.json"
+    work.parent.mkdir(parents=True)
+    work.write_text("{}", encoding="utf-8")
+    with pytest.raises(SystemExit, match="not empty"):
+        _kit().label_dir(round_dir / "transcripts", round_dir / "answers", round_dir / "label")
+    assert work.read_text(encoding="utf-8") == "{}"
