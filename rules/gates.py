@@ -582,6 +582,8 @@ class OneTimeTest(_Gate):
         duration, a size) that a tool or assistant source printed
         and no user message of the batch gave is a reading copied from
         output (a low-confidence finding when only the assistant printed it).
+        The options a question tool offers the user (``question_tools``:
+        AskUserQuestion, ask_followup_question) are not output of a run.
         So is a "not yet" state (还没有/尚未, "has not been") that a cited
         tool message read off a command or a file, unless a cited user
         states it or the memory gives a reason: the work under way ends it.
@@ -683,6 +685,10 @@ class OneTimeTest(_Gate):
         task_words_beyond_figure: int = 5
         #: ... and a fact's figure beside this many words of sentences without one.
         fact_words_beyond_figure: int = 15
+        #: Tools through which the agent asks the user (Claude Code's AskUserQuestion, Cline's
+        #: ask_followup_question): the figures of their message are options offered to the user
+        #: ("live debounce ~400ms"), not readings of a run.
+        question_tools: list[str] = ["AskUserQuestion", "ask_followup_question", "ask_user_question"]
         #: Markers of one moment: with any number or outcome they make a snapshot.
         point_in_time: list[str] = [
             "今天", "今日", "今晚", "今早", "今天下午", "昨天", "昨晚", "刚才", "刚刚", "此刻", "这会儿",
@@ -847,7 +853,7 @@ class OneTimeTest(_Gate):
             if _has_number(said, number):
                 continue  # a cited user message gave it: a setting or a requirement, not a reading
             for m in sources:
-                if m.role != "user" and _has_number(m.content, number):
+                if m.role != "user" and _has_number(m.content, number) and not self._asks_the_user(m):
                     printed_by = printed_by or (shown, m.role)
                     # Certain: tool output, or a count/duration the assistant reports from its own run.
                     certain = certain or m.role == "tool" or (counted and "reports_done" in facts.of(m).acts)
@@ -866,6 +872,13 @@ class OneTimeTest(_Gate):
         return Finding(f"a reading copied from this batch's {role} output ({shown!r}); the next run prints "
                        "another -- keep the limit or the cause it shows, not the figure",
                        path="/content", confidence="high" if certain else "low")
+
+    def _asks_the_user(self, message: Any) -> bool:
+        """Is ``message`` a question tool's call (its head names one of ``question_tools``)?"""
+        if message.role != "tool":
+            return False
+        head = (message.content or "")[:200]
+        return any(name in head for name in self.options.question_tools)
 
     def _names_an_id(self, content: str, start: int) -> bool:
         """The number at ``start`` follows an id word ("change 93326", "PR #412"): a name, not a figure."""
