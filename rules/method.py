@@ -565,19 +565,15 @@ def _in_history_beside_the_rule(text: str, pos: int) -> bool:
 
 
 @lru_cache(maxsize=1)
-def _rule_reader() -> Any:
-    """M001's default test of "reads as a rule" (a normative word, an imperative, a user position), for one
-    sentence."""
-    norms, not_norms = lexicon.compile_words(NORMATIVE), lexicon.compile_words(NOT_NORMATIVE)
-    openers = _normform.compile_imperatives(IMPERATIVES, NOUN_VERBS)
-    positions = lexicon.compile_words(USER_POSITION)
-    return lambda sentence: (is_normative(sentence, norms, not_norms, openers, positions)
-                             or (_HAS_CJK.search(sentence) is not None
-                                 and _normform.zh_imperative(sentence, ZH_IMPERATIVES, ZH_NOT_IMPERATIVES)))
+def _default_m001() -> "MethodNotNormative":
+    return MethodNotNormative()
 
 
 def _states_a_rule(sentence: str) -> bool:
-    return _rule_reader()(sentence)
+    """M001's default test, for one sentence: a normative word, an imperative (Chinese too) or a user position."""
+    m001 = _default_m001()
+    return m001._reads_as_rule(sentence) or (_HAS_CJK.search(sentence) is not None and _normform.zh_imperative(
+        sentence, m001.options.zh_imperatives, m001.options.zh_not_imperatives))
 
 
 #: Separators of the steps of a procedure: commas, semicolons, arrows, 、 and ，.
@@ -992,8 +988,7 @@ class MethodUnsupportedBasis(_MethodRule):
         self._meta = lexicon.compile_words(o.meta_words)
 
     def problem(self, content: str, memory: dict[str, Any], ctx: Any) -> str | None:
-        found = self._positions.search(content) if self._positions is not None else None
-        position = found.group(0) if found is not None else self._user_label(content)
+        position = self._position(content)
         if position is not None:
             users = [m for m in ctx.sources(memory) if m.role == "user"]
             if not users:
@@ -1018,11 +1013,15 @@ class MethodUnsupportedBasis(_MethodRule):
         # The user only asked, and only yes/no questions about one thing ("do we use progress bars
         # during these operations?", 你用了 ktransformers 吗): often an expectation put as a question.
         # (The problem is that one when the memory attributes a position and every user source only asks.)
-        content = _content(memory)
-        if (self._positions is None or self._positions.search(content) is None) and self._user_label(content) is None:
+        if self._position(_content(memory)) is None:
             return False
         users = [m for m in ctx.sources(memory) if m.role == "user"]
         return bool(users) and all(_asks_only(m, ctx) and not _asks_openly(m, ctx) for m in users)
+
+    def _position(self, content: str) -> str | None:
+        """The words by which the memory attributes a position to the user (用户主张, "User's … rules:")."""
+        found = self._positions.search(content) if self._positions is not None else None
+        return found.group(0) if found is not None else self._user_label(content)
 
     def _user_label(self, content: str) -> str | None:
         """The label of a rule label the user owns ("User's changelog rules"), else None."""
