@@ -159,7 +159,8 @@ class StrippingTest(_Gate):
         by the M rules) are not judged.
 
         Against the batch: a memory that narrates work ("Reorganized …",
-        "X now calls Y", 已删除/修复了) while one of its sources shows that
+        "X now calls Y", "no longer uses", "the agent then adjusted …",
+        已删除/修复了/已重构) while one of its sources shows that
         work being done (a tool edit or commit, an assistant file write or
         "done" report) fails even without a change verb of the list, unless
         it keeps a cause, a rule or a decision, or a user of the batch STATED
@@ -188,7 +189,9 @@ class StrippingTest(_Gate):
         改成 openai/ 前缀后正常": a pitfall and its fix). What does NOT decide a change log: a present passive that
         says how code works ("the button is added via addButton()"), a purpose
         clause ("to keep the singular folder name", 以保持…), a schema's
-        "required field".
+        "required field". A "when" clause does not keep a narration
+        either: it tells how the edited code behaves ("shows an asterisk
+        when the tab is dirty").
 
     Why is this bad?
         "utils/format.ts 的 moment 已换成 dayjs" is in git history; as a
@@ -343,12 +346,30 @@ class StrippingTest(_Gate):
             # The change told by its means ("the loader made 3D by adding a gradient").
             "by adding", "by removing", "by replacing", "by switching", "by changing", "by moving",
             "通过添加", "通过增加", "通过删除", "通过替换", "通过改为", "通过移除",
+            # More passives of a change made, and the new state told against the old ("no longer uses").
+            "was split", "were split", "was deleted", "were deleted", "was set to", "were set to", "was amended",
+            "was pushed", "were pushed", "was written", "were written", "was excluded", "were excluded",
+            "was extracted", "were extracted", "was replaced", "were replaced", "was reworked", "was rewritten",
+            "was refactored", "was simplified", "was reverted", "was merged", "were merged",
+            "now adds", "now merges", "now exports", "now only", "now just", "now accepts", "now loads",
+            "now includes", "now builds", "no longer uses", "no longer checks", "no longer calls", "no longer has",
+            "no longer accepts", "no longer exports", "no longer imports",
+            # The agent told as the subject of the work ("the agent then adjusted the offsets").
+            "the agent edited", "the agent changed", "the agent switched", "the agent added", "the agent removed",
+            "the agent adjusted", "the agent rewrote", "the agent replaced", "the agent moved", "the agent updated",
+            "the agent then", "the assistant edited", "the assistant changed", "the assistant switched",
+            "the assistant added", "the assistant removed", "the assistant adjusted", "the assistant rewrote",
+            "the assistant then",
+            "已重构", "已去掉", "已拆分", "已替换", "已新增", "已加入", "已改用", "改用了", "统一改用", "新建了", "补齐了",
+            "已补齐", "已补充", "已合并", "已接入", "已调整", "已迁移", "已升级", "已切换",
             "已删除", "已完成", "已更新", "已修复", "已实现", "已提交", "已重命名", "已添加", "已创建", "已修改", "已移除",
             "完成了", "修复了", "更新了", "实现了", "删除了", "新增了", "现在调用", "改成了", "改为了",
             "变成了", "换成了", "加上了", "去掉了", "现在会", "现在使用", "现在返回", "已改为", "已换成",
         ]
         #: What keeps a narration of shown work: a cause, a rule, a decision (not a mere "fixed").
-        narration_keep: list[str] = REASONS + CONDITIONS + DECISIONS + NORMATIVE + FUTURE_USE + [
+        #: Not "when"/当: in a narration it says how the edited code behaves ("shows an asterisk
+        #: when dirty"), which the code says too; "if"/"unless"/"once" stay (a rule of reading).
+        narration_keep: list[str] = REASONS + [c for c in CONDITIONS if c not in ("when", "当")] + DECISIONS + NORMATIVE + FUTURE_USE + [
             p for p in PROBLEMS if p not in ("修复", "fix", "fixed", "fixes")]
         #: A narration this much of whose terms a user of the batch STATED (in prose, not pasted
         #: code; not a request or question) carries the user's words.

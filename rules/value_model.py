@@ -177,7 +177,7 @@ class ValueModel(Rule):
         message names the signs that weighed most. Trained on 1,938 reviewed
         memories of real answers to 59 real sessions; cross-validated by
         session (``scripts/train_value_model.py --cv``), the defaults take
-        the junk memories caught from 341 to 384 of 673 and leave 904
+        the junk memories caught from 353 to 396 of 673 and leave 904
         instead of 915 of 1,049 good memories untouched.
 
     Why is this bad?

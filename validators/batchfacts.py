@@ -229,6 +229,10 @@ _COMMAND = re.compile(r"(?im)(?:run command:|^\s*\$\s+|^\s*>\s*\$?\s*(?=\w+\s)|^
 _WRITING_COMMAND = re.compile(r"^(?:sudo\s+)?(?:git\s+(?:commit|push|mv|rm|merge|rebase|revert|tag|apply|am|"
                               r"cherry-pick|reset)|mv|rm|cp|mkdir|touch|sed\s+-i|npm\s+(?:install|uninstall|version)|"
                               r"pip\s+(?:install|uninstall)|yarn\s+(?:add|remove)|pnpm\s+(?:add|remove))\b")
+#: A tool message that is only a diff block with added or removed lines: the edit an export
+#: (SpecStory for Cursor) shows as the result of an edit tool. With a command run (``git diff``)
+#: the same block is a reading.
+_EDIT_DIFF = re.compile(r"\s*```diff[^\n]*\n(?:.*\n)*?[+-][ \t]", re.ASCII)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
 #: A line of output that reports an error or a failure (the error's own words, not a summary).
 _ERROR_LINE = re.compile(r"(?im)^.*(?:\b\w*(?:error|exception)\b|\btraceback\b|\bfatal\b|\bfailed\b|"
@@ -454,6 +458,10 @@ def _block_files(text: str) -> tuple[str, ...]:
             lines = [ln for ln in text[max(0, b.start() - 600):b.start()].splitlines() if ln.strip()]
             # A heading or link line, or a short lead-in ("Create `x.ts`:"), among the
             # last lines before the block; not a sentence that merely names a file.
+            if lines and (_PATH_CHARS.fullmatch(lines[-1].strip().strip("`")) or _EXT.fullmatch(lines[-1].strip().strip("`"))):
+                # aider writes the path alone on the line above a SEARCH/REPLACE block
+                found.append(lines[-1].strip().strip("`"))
+                continue
             for line in reversed(lines[-3:]):
                 paths = _FILE_URL.findall(line) or _paths(line)
                 if paths and (line.lstrip().startswith("#") or "file://" in line
@@ -483,7 +491,8 @@ def _tool_facts(m: Message, index: int, text: str, o: FactsOptions) -> MessageFa
     tests = tuple(t.group(0) for t in _TEST_RESULT.finditer(text))
     errors = tuple(_SPACES.sub(" ", line.strip()[:300]) for line in _ERROR_LINE.findall(text))
     acts = set()
-    if written or commits or any(_WRITING_COMMAND.match(c) for c in commands):
+    if (written or commits or any(_WRITING_COMMAND.match(c) for c in commands)
+            or (not commands and _EDIT_DIFF.match(text))):
         acts.add("writes")
     if read:
         acts.add("reads")

@@ -84,6 +84,26 @@ def test_assistant_file_blocks_are_writes_with_their_paths_and_text():
     assert f3.files_written == () and f3.written == "" and "writes" not in f3.acts           # an example, not a file
 
 
+def test_aider_path_line_above_a_search_replace_block_names_the_file_written():
+    # newer aider puts the path on its own line above the fence
+    text = ("assistant: I'll rename it.\n\nsrc/index.ts\n```typescript\n<<<<<<< SEARCH\n  private extract()\n"
+            "=======\n  private derive()\n>>>>>>> REPLACE\n```")
+    prose = "assistant: The helper lives in src/index.ts; it looks like this\n\n```typescript\nfunction f() {}\n```"
+    f1, f2 = compute(load_context(batch(text, prose))).messages
+    assert f1.files_written == ("src/index.ts",) and "writes" in f1.acts
+    assert f2.files_written == () and "writes" not in f2.acts  # a sentence naming a file is not a file's head
+
+
+def test_a_tool_message_that_is_only_a_diff_is_an_edit():
+    # SpecStory shows a Cursor edit's result as a bare diff block; `git diff` output is a reading
+    edit = "tool: ```diff\n  # falloff is inlined\n\n+ MAX_DELTA_E = 0.2\n\n  @njit\n```"
+    context_only = "tool: ```diff\n  # falloff is inlined\n  @njit\n```"
+    git_diff = "tool: Run command: git diff\n```diff\n+ MAX_DELTA_E = 0.2\n```"
+    f1, f2, f3 = compute(load_context(batch(edit, context_only, git_diff))).messages
+    assert "writes" in f1.acts
+    assert "writes" not in f2.acts and "writes" not in f3.acts
+
+
 def test_tool_message_facts():
     text = ("tool: Tool use: **grep** • Grep for \"pc_range\" in \"/home/u/MapTR/configs/base.py\" • 68 matches\n"
             "Applied edit to packages\\es\\src\\index.ts\nCommit 9bb94e7 refactor: regroup exports\n"
