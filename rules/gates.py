@@ -1191,6 +1191,8 @@ class ProvenanceTest(_Gate):
         restated_pitfall: list[str] = [
             "pitfall", "fails with", "fail with", "failed with", "crashes", "crashed", "throws", "error when",
             "errors when", "坑", "报错", "会失败", "失败时", "崩溃", "抛出",
+            # a lookup that fails ("resolving it from the repo root points to a directory that does not exist")
+            "does not exist", "doesn't exist", "not found", "不存在", "找不到",
         ]
         #: From this share a cause no longer excuses: the "because …" is in the file too.
         restated_cause_share: float = 0.7

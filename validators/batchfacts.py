@@ -111,6 +111,24 @@ class FactsOptions(BaseModel):
         "read file", "read_file", "grep", "search", "list_dir", "list dir", "codebase_search", "file_search",
         "add file to the chat", "view", "cat", "读取", "查看", "搜索",
     ]
+    # Tool names (identifiers, not words of a language): the tool an export's header names
+    # ("Tool use: **Edit**", Claude Code, Codex, Copilot and Cursor agents) tells what the call did
+    # when its lines carry no verb ("The file … has been updated successfully.").
+    #: Tools that write or edit files.
+    write_tools: list[str] = [
+        "Edit", "MultiEdit", "Write", "NotebookEdit", "apply_patch", "copilot_applyPatch", "create_file",
+        "replace_string_in_file", "multi_replace_string_in_file", "insert_edit_into_file", "edit_file",
+        "edit_file_v2", "search_replace", "write_file", "write_to_file", "str_replace_editor",
+        "str_replace_based_edit_tool", "replace_in_file", "edit_notebook",
+    ]
+    #: Tools that read files.
+    read_tools: list[str] = ["Read", "read_file", "read_file_v2", "view_file", "open_file", "read_notebook"]
+    #: Tools that run a shell command (the command is the header's code span, a ``command:`` input
+    #: or the first shell block).
+    run_tools: list[str] = [
+        "Bash", "PowerShell", "shell", "shell_command", "exec_command", "run_in_terminal", "run_terminal_cmd",
+        "run_terminal_command", "run_terminal_command_v2", "execute_command", "run_command",
+    ]
 
 
 # --- word lists ----------------------------------------------------------------------
@@ -222,7 +240,17 @@ def paths(text: str) -> list[str]:
 
 
 _FILE_URL = re.compile(r"file://(/[^)\s>\]]+)")
-_COMMIT = re.compile(r"(?i)\bcommit(?:ted)?\s+(?:as\s+)?`?([0-9a-f]{7,40})\b|\[[\w/-]+ ([0-9a-f]{7,40})\]")
+# "commit 9bb94e7", "[main 18f53ef] msg" (git commit's output), "347fb68..f05bae9  main -> main" (git push's).
+_COMMIT = re.compile(r"(?i)\bcommit(?:ted)?\s+(?:as\s+)?`?([0-9a-f]{7,40})\b|\[[\w/.-]+ ([0-9a-f]{7,40})\]"
+                     r"|\b[0-9a-f]{7,40}\.\.\.?([0-9a-f]{7,40})\s+\S+\s+-(?:>|&gt;)")
+#: The header of an agent's tool call as exports write it: "Tool use: **Edit**".
+_TOOL_HEADER = re.compile(r"\s*Tool use: \*\*([\w.-]+)\*\*")
+#: The command of a run tool: the header line's code span ("**shell_command** `ls`"), a "command:"
+#: input ("- command: `git push`"), or a code span / shell block right below the header.
+_TOOL_COMMAND = re.compile(r"(?m)\A[^\n]*?`([^`\n]+)`|^\s*-?\s*command:\s*`([^`\n]+)`"
+                           r"|^`([^`\n]+)`\s*$|^```(?:bash|sh|shell|powershell|pwsh|console|zsh|cmd)?\n([^`]*?)\n```")
+#: Separators of a shell command line: each part is one command ("cd x && git commit -m …").
+_COMMAND_PARTS = re.compile(r"\s*(?:&&|\|\||;)\s*")
 # Shell prompts, SpecStory "Run command:", aider's "Running git commit -m ..." status line.
 _COMMAND = re.compile(r"(?im)(?:run command:|^\s*\$\s+|^\s*>\s*\$?\s*(?=\w+\s)|^running\s+(?=\S+\s))(.+)$")
 #: A command that changes the repository or its files: running it is a write.
@@ -362,7 +390,9 @@ def file_text(facts: BatchFacts, batch: Batch) -> str:
     for m in batch.messages:
         if m.role in ("tool", "assistant"):
             f = facts.of(m)
-            if f.role == "assistant" or f.files_read or f.files_written or f.commits:
+            # (an edit shown only as its diff, or by a write tool that names no file, is file text too)
+            if (f.role == "assistant" or f.files_read or f.files_written or f.commits
+                    or ("writes" in f.acts and not f.commands)):
                 parts.append(f.written)
     return "\n".join(p for p in parts if p)
 
@@ -473,6 +503,34 @@ def _block_files(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+def _named_paths(text: str) -> list[str]:
+    """Paths a tool call's lines name outside its blocks of file text, and in its status lines
+    ("The file … has been updated successfully.", "File created successfully at: …")."""
+    found: list[str] = []
+    outside = _FENCE.sub(lambda b: "\n".join(ln for ln in b.group(3).splitlines() if _STATUS_LINE.search(ln)), text)
+    for line in outside.splitlines()[:40]:
+        found.extend(_paths(line))
+    return found
+
+
+#: A tool's status line that names the file it wrote or read.
+_STATUS_LINE = re.compile(r"(?i)\bfile\b.*\b(?:updated|created|written|saved|deleted)\b|^\s*-?\s*filepath:")
+
+
+def _tool_commands(text: str) -> list[str]:
+    """The command lines of a run tool's call (a shell block's non-empty lines, or the code span)."""
+    hit = _TOOL_COMMAND.search(text)
+    if hit is None:
+        return []
+    span = next(g for g in hit.groups() if g is not None)
+    return [ln.strip() for ln in span.splitlines() if ln.strip()]
+
+
+def _writes_files(command: str) -> bool:
+    """Some part of a command line changes the repository or its files ("cd x && git push")."""
+    return any(_WRITING_COMMAND.match(part) for part in _COMMAND_PARTS.split(command))
+
+
 def _tool_facts(m: Message, index: int, text: str, o: FactsOptions) -> MessageFacts:
     lines = text.splitlines()
     written, read = [], []
@@ -486,12 +544,26 @@ def _tool_facts(m: Message, index: int, text: str, o: FactsOptions) -> MessageFa
             written.extend(paths)
         elif read_words.search(lowered) is not None:
             read.extend(paths)
-    commits = tuple(dict.fromkeys(g1 or g2 for g1, g2 in _COMMIT.findall(text)))
-    commands = tuple(c.strip() for c in _COMMAND.findall(text))
+    commits = [g1 or g2 or g3 for g1, g2, g3 in _COMMIT.findall(text)]
+    commands = [c.strip() for c in _COMMAND.findall(text)]
+    tool = _TOOL_HEADER.match(text)
+    if tool is not None:
+        name = tool.group(1)
+        if name in o.write_tools:
+            written.extend(_named_paths(text) if not written else ())
+            if not written:
+                written.append("")  # the tool wrote, though the export does not say where
+        elif name in o.read_tools:
+            read.extend(_named_paths(text) if not read else ())
+        elif name in o.run_tools and not commands:
+            commands.extend(_tool_commands(text))
+    written = [w for w in written if w] if any(written) else written
+    commits = tuple(dict.fromkeys(commits))
+    commands = tuple(commands)
     tests = tuple(t.group(0) for t in _TEST_RESULT.finditer(text))
     errors = tuple(_SPACES.sub(" ", line.strip()[:300]) for line in _ERROR_LINE.findall(text))
     acts = set()
-    if (written or commits or any(_WRITING_COMMAND.match(c) for c in commands)
+    if (written or commits or any(_writes_files(c) for c in commands)
             or (not commands and _EDIT_DIFF.match(text))):
         acts.add("writes")
     if read:
@@ -499,6 +571,6 @@ def _tool_facts(m: Message, index: int, text: str, o: FactsOptions) -> MessageFa
     if commands:
         acts.add("runs")
     return MessageFacts(m.key, index, "tool", frozenset(acts),
-                        files_read=tuple(dict.fromkeys(read)), files_written=tuple(dict.fromkeys(written)),
+                        files_read=tuple(dict.fromkeys(read)), files_written=tuple(dict.fromkeys(w for w in written if w)),
                         written=text, commands=commands, numbers=frozenset(_NUMBER.findall(text)),
                         commits=commits, tests=tests, errors=errors)

@@ -104,6 +104,44 @@ def test_a_tool_message_that_is_only_a_diff_is_an_edit():
     assert "writes" not in f2.acts and "writes" not in f3.acts
 
 
+def test_a_tool_header_names_what_the_call_did():
+    # Claude Code, Codex and Copilot exports name the tool; their lines often carry no verb
+    edit = ("tool: Tool use: **Edit**\n\n```text\nThe file D:\\site\\.github\\workflows\\deploy.yml has been "
+            "updated successfully.\n```")
+    read = "tool: Tool use: **Read**\n `src/app/config.py`\n\n```text\n1\timport os\n```"
+    bash = ("tool: Tool use: **Bash**\nCommit and push\n\n```bash\ncd \"D:/site\" && git add deploy.yml && "
+            "git commit -m \"Auto-deploy\"\n```")
+    shell = "tool: Tool use: **shell_command** `ls packages`\n```\nExit code: 0\nOutput:\ncore\n```"
+    grep = "tool: Tool use: **ripgrep_raw_search**\n`TODO` in src/app/config.py"
+    f1, f2, f3, f4, f5 = compute(load_context(batch(edit, read, bash, shell, grep))).messages
+    assert "writes" in f1.acts and f1.files_written == ("D:\\site\\.github\\workflows\\deploy.yml",)
+    assert "reads" in f2.acts and f2.files_read == ("src/app/config.py",) and "writes" not in f2.acts
+    assert "runs" in f3.acts and "writes" in f3.acts  # a git commit behind "cd … &&" is a write
+    assert f4.commands == ("ls packages",) and "writes" not in f4.acts
+    assert f5.acts == frozenset()  # a tool the lists do not name: no act guessed
+
+
+def test_an_edit_shown_only_as_its_diff_is_file_text():
+    edit = "tool: ```diff\n+ MAX_DELTA_E = 0.2\n```"
+    run = "tool: Run command: git diff\n```diff\n+ MAX_RUN = 3\n```"
+    context = load_context(batch(edit, run))
+    text = batchfacts.file_text(compute(context), context)
+    assert "MAX_DELTA_E" in text and "MAX_RUN" not in text
+
+
+def test_tool_names_are_config_options():
+    cfg = config_from_dict({"facts": {"write_tools": ["patch_it"]}})
+    text = "tool: Tool use: **patch_it**\n```\nok\n```"
+    assert "writes" in compute(load_context(batch(text)), cfg.facts).messages[0].acts
+    assert "writes" not in compute(load_context(batch(text))).messages[0].acts
+
+
+def test_git_push_output_names_the_commit_pushed():
+    text = ("tool: Run command: git push origin main\n```\nTo https://github.com/o/r.git\n"
+            "   347fb68..f05bae9  main -&gt; main\n```")
+    assert compute(load_context(batch(text))).messages[0].commits == ("f05bae9",)
+
+
 def test_tool_message_facts():
     text = ("tool: Tool use: **grep** • Grep for \"pc_range\" in \"/home/u/MapTR/configs/base.py\" • 68 matches\n"
             "Applied edit to packages\\es\\src\\index.ts\nCommit 9bb94e7 refactor: regroup exports\n"
@@ -157,6 +195,8 @@ def test_unknown_facts_key_is_a_config_error():
 def test_defaults_have_both_languages():
     o = FactsOptions()
     for name in type(o).model_fields:
+        if name.endswith("_tools"):
+            continue  # tool names are identifiers, not words of a language
         words = getattr(o, name)
         assert any(any("\u4e00" <= c <= "\u9fff" for c in w) for w in words), name
         assert any(w.isascii() for w in words), name
