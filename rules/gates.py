@@ -145,6 +145,10 @@ def _from_word(pattern: re.Pattern[str] | None, word: _text.WordSearch, text: st
 
 # --- G001 ---------------------------------------------------------------------------
 
+#: The end of a clause or sentence: what a connector of consequence leads to stops here (a dot only
+#: before a capital or at the end: names are blanked in the stripped text, "ktsu.  was added").
+_CLAUSE_END = re.compile(r"[;!?。；！？\n]|\.(?=\s+[A-Z]|\s*$)")
+
 
 class StrippingTest(_Gate):
     """A change log or process record: nothing left once the specifics go.
@@ -191,7 +195,9 @@ class StrippingTest(_Gate):
         clause ("to keep the singular folder name", 以保持…), a schema's
         "required field". A "when" clause does not keep a narration
         either: it tells how the edited code behaves ("shows an asterisk
-        when the tab is dirty").
+        when the tab is dirty"); nor does a "so"/所以 that leads to the
+        change itself ("did not reference TextFilter, so it was added": the
+        state before the change, which the diff shows too).
 
     Why is this bad?
         "utils/format.ts 的 moment 已换成 dayjs" is in git history; as a
@@ -361,7 +367,7 @@ class StrippingTest(_Gate):
             "the assistant added", "the assistant removed", "the assistant adjusted", "the assistant rewrote",
             "the assistant then",
             "已重构", "已去掉", "已拆分", "已替换", "已新增", "已加入", "已改用", "改用了", "统一改用", "新建了", "补齐了",
-            "已补齐", "已补充", "已合并", "已接入", "已调整", "已迁移", "已升级", "已切换",
+            "已补齐", "已补充", "已合并", "已接入", "已调整", "已迁移", "已升级", "已切换", "添加了", "引入了",
             "已删除", "已完成", "已更新", "已修复", "已实现", "已提交", "已重命名", "已添加", "已创建", "已修改", "已移除",
             "完成了", "修复了", "更新了", "实现了", "删除了", "新增了", "现在调用", "改成了", "改为了",
             "变成了", "换成了", "加上了", "去掉了", "现在会", "现在使用", "现在返回", "已改为", "已换成",
@@ -371,6 +377,10 @@ class StrippingTest(_Gate):
         #: when dirty"), which the code says too; "if"/"unless"/"once" stay (a rule of reading).
         narration_keep: list[str] = REASONS + [c for c in CONDITIONS if c not in ("when", "当")] + DECISIONS + NORMATIVE + FUTURE_USE + [
             p for p in PROBLEMS if p not in ("修复", "fix", "fixed", "fixes")]
+        #: A connector of consequence ("…did not reference it, so it was added") keeps a narration
+        #: only when what follows it is not the change itself: then the "reason" is only the state
+        #: before the change, which the diff shows too.
+        consequences: list[str] = [", so", "therefore", "as a result", "所以", "因此", "于是"]
         #: A narration this much of whose terms a user of the batch STATED (in prose, not pasted
         #: code; not a request or question) carries the user's words.
         user_share: float = 0.5
@@ -418,6 +428,7 @@ class StrippingTest(_Gate):
         clause = "|".join(map(re.escape, sorted(o.clause_openers, key=len, reverse=True)))
         self._clause_opener = re.compile(rf"[，；]\s*(?:{clause})") if clause else None
         self._narration_keep = _text.WordSearch(o.narration_keep + o.purposes)
+        self._consequences = frozenset(w.lower() for w in o.consequences)
         self._creation = frozenset(w.lower() for w in o.artifact_creation)
         self._change = _compile(o.change_verbs)
         self._change_word = _text.WordSearch(o.change_verbs)  # the first change verb, found from literals
@@ -475,7 +486,7 @@ class StrippingTest(_Gate):
         rest = self._not_keep.mask(view.stripped)
         if memory.get("type") == FACT and not _changelog.quotes_symptom(self._fixed_object, content):
             rest = _text.mask(self._fixed_object, rest)  # "fixed the X error": the problem is what changed
-        if self._narration_keep.search(rest) or _changelog.names_error(content):
+        if self._keeps_narration(rest) or _changelog.names_error(content):
             return None
         if commit is None and _sources.user_prose_support(ctx, memory, view.stripped) >= self.options.user_share:
             # The user's own instruction (their words, not code they pasted), told back. Not for a
@@ -485,6 +496,21 @@ class StrippingTest(_Gate):
             return None  # the fix of an error whose text a cited tool printed: a pitfall, not a log
         return Finding(f"it narrates work that its sources show being done ({narration!r}) and leaves no cause, "
                        "rule or decision; the diff and the commit already hold it", path="/content")
+
+    def _keeps_narration(self, rest: str) -> bool:
+        """A keep word (a cause, a rule, a decision) in the narration's prose, other than a connector of
+        consequence that leads to the change itself ("…, so a FormatKey() method was added")."""
+        if self._narration_keep.search(rest) is None:
+            return False
+        for hit in self._narration_keep.pattern.finditer(rest):
+            if hit.group(0).lower() in self._consequences:
+                clause = _CLAUSE_END.split(rest[hit.end():], 1)[0]
+                if clause.lstrip().lower().startswith("that"):
+                    return True  # ", so that …": a purpose
+                if self._narration.search(clause) or self._change_made(clause) is not None:
+                    continue
+            return True
+        return False
 
     def _narrated(self, content: str) -> str | None:
         m = self._openers.search(content) if self._openers is not None else None
