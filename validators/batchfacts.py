@@ -248,7 +248,7 @@ _TOOL_HEADER = re.compile(r"\s*Tool use: \*\*([\w.-]+)\*\*")
 #: The command of a run tool: the header line's code span ("**shell_command** `ls`"), a "command:"
 #: input ("- command: `git push`"), or a code span / shell block right below the header.
 _TOOL_COMMAND = re.compile(r"(?m)\A[^\n]*?`([^`\n]+)`|^\s*-?\s*command:\s*`([^`\n]+)`"
-                           r"|^`([^`\n]+)`\s*$|^```(?:bash|sh|shell|powershell|pwsh|console|zsh|cmd)?\n([^`]*?)\n```")
+                           r"|^`([^`\n]+)`\s*$|^```(?:bash|sh|shell|powershell|pwsh|console|zsh|cmd)?\n((?s:.*?))(?:\n```|\Z)")
 #: Separators of a shell command line: each part is one command ("cd x && git commit -m …").
 _COMMAND_PARTS = re.compile(r"\s*(?:&&|\|\||;)\s*")
 # Shell prompts, SpecStory "Run command:", aider's "Running git commit -m ..." status line.

@@ -129,6 +129,13 @@ def test_an_edit_shown_only_as_its_diff_is_file_text():
     assert "MAX_DELTA_E" in text and "MAX_RUN" not in text
 
 
+def test_a_run_tool_command_cut_with_the_message_is_still_its_command():
+    # the converter cuts tool messages at 600 characters, often inside the command's block
+    text = "tool: Tool use: **Bash**\nCommit and push\n\n```bash\ncd /repo && git commit -m \"$(cat <<'EOF'\nFix `x`…[cut]"
+    f = compute(load_context(batch(text))).messages[0]
+    assert f.commands and f.commands[0].startswith("cd /repo && git commit") and "writes" in f.acts
+
+
 def test_tool_names_are_config_options():
     cfg = config_from_dict({"facts": {"write_tools": ["patch_it"]}})
     text = "tool: Tool use: **patch_it**\n```\nok\n```"
