@@ -375,8 +375,9 @@ class StrippingTest(_Gate):
         #: What keeps a narration of shown work: a cause, a rule, a decision (not a mere "fixed").
         #: Not "when"/当: in a narration it says how the edited code behaves ("shows an asterisk
         #: when dirty"), which the code says too; "if"/"unless"/"once" stay (a rule of reading).
-        narration_keep: list[str] = REASONS + [c for c in CONDITIONS if c not in ("when", "当")] + DECISIONS + NORMATIVE + FUTURE_USE + [
-            p for p in PROBLEMS if p not in ("修复", "fix", "fixed", "fixes")]
+        narration_keep: list[str] = (REASONS + [c for c in CONDITIONS if c not in ("when", "当")] + DECISIONS
+                                     + NORMATIVE + FUTURE_USE
+                                     + [p for p in PROBLEMS if p not in ("修复", "fix", "fixed", "fixes")])
         #: A connector of consequence ("…did not reference it, so it was added") keeps a narration
         #: only when what follows it is not the change itself: then the "reason" is only the state
         #: before the change, which the diff shows too.

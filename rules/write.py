@@ -34,12 +34,12 @@ import re
 from functools import lru_cache
 from typing import Any, Iterable, Iterator
 
+from pydantic import Field
+
 from memvet.batchfacts import is_rule_step  # 必须先不…: a step of a rule, read the same in messages
 from memvet.placement import task_fields
 from memvet.vocabulary import KINDS, LONG_TERM_KINDS
 from memvet.needs import Needs, TextLayer
-from pydantic import Field
-
 from memvet.rule import Finding, Rule, RuleOptions
 
 from . import lexicon

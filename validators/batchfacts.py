@@ -467,6 +467,11 @@ def _marks_temporary(words: list[str], lowered: str) -> bool:
     return False
 
 
+def _bare_path(line: str) -> re.Match[str] | None:
+    """``line`` is a path and nothing else (a/b/c.ext, or a bare name with a known extension)."""
+    return _PATH_CHARS.fullmatch(line) or _EXT.fullmatch(line)
+
+
 def _block_files(text: str) -> tuple[str, ...]:
     """Files an assistant message writes: the path that heads each fenced block.
 
@@ -482,16 +487,16 @@ def _block_files(text: str) -> tuple[str, ...]:
         if named and ((("/" in named or "\\" in named) and _PATH_CHARS.fullmatch(named)) or _EXT.fullmatch(named)):
             found.append(named)  # the fence itself names the file
             continue
-        first = b.group(3).split("\n", 1)[0].strip()
-        head = _PATH_CHARS.fullmatch(first) or _EXT.fullmatch(first)
+        head = _bare_path(b.group(3).split("\n", 1)[0].strip())
         if head is None:
             lines = [ln for ln in text[max(0, b.start() - 600):b.start()].splitlines() if ln.strip()]
+            above = _bare_path(lines[-1].strip().strip("`")) if lines else None
+            if above is not None:
+                # aider writes the path alone on the line above a SEARCH/REPLACE block
+                found.append(above.group(0))
+                continue
             # A heading or link line, or a short lead-in ("Create `x.ts`:"), among the
             # last lines before the block; not a sentence that merely names a file.
-            if lines and (_PATH_CHARS.fullmatch(lines[-1].strip().strip("`")) or _EXT.fullmatch(lines[-1].strip().strip("`"))):
-                # aider writes the path alone on the line above a SEARCH/REPLACE block
-                found.append(lines[-1].strip().strip("`"))
-                continue
             for line in reversed(lines[-3:]):
                 paths = _FILE_URL.findall(line) or _paths(line)
                 if paths and (line.lstrip().startswith("#") or "file://" in line
@@ -503,6 +508,10 @@ def _block_files(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+#: A tool's status line that names the file it wrote or read.
+_STATUS_LINE = re.compile(r"(?i)\bfile\b.*\b(?:updated|created|written|saved|deleted)\b|^\s*-?\s*filepath:")
+
+
 def _named_paths(text: str) -> list[str]:
     """Paths a tool call's lines name outside its blocks of file text, and in its status lines
     ("The file … has been updated successfully.", "File created successfully at: …")."""
@@ -511,10 +520,6 @@ def _named_paths(text: str) -> list[str]:
     for line in outside.splitlines()[:40]:
         found.extend(_paths(line))
     return found
-
-
-#: A tool's status line that names the file it wrote or read.
-_STATUS_LINE = re.compile(r"(?i)\bfile\b.*\b(?:updated|created|written|saved|deleted)\b|^\s*-?\s*filepath:")
 
 
 def _tool_commands(text: str) -> list[str]:
@@ -547,23 +552,21 @@ def _tool_facts(m: Message, index: int, text: str, o: FactsOptions) -> MessageFa
     commits = [g1 or g2 or g3 for g1, g2, g3 in _COMMIT.findall(text)]
     commands = [c.strip() for c in _COMMAND.findall(text)]
     tool = _TOOL_HEADER.match(text)
-    if tool is not None:
-        name = tool.group(1)
-        if name in o.write_tools:
-            written.extend(_named_paths(text) if not written else ())
-            if not written:
-                written.append("")  # the tool wrote, though the export does not say where
-        elif name in o.read_tools:
-            read.extend(_named_paths(text) if not read else ())
-        elif name in o.run_tools and not commands:
-            commands.extend(_tool_commands(text))
-    written = [w for w in written if w] if any(written) else written
+    name = tool.group(1) if tool is not None else None
+    # A write tool wrote, even when the export does not say where.
+    tool_writes = name in o.write_tools
+    if tool_writes:
+        written = written or _named_paths(text)
+    elif name in o.read_tools:
+        read = read or _named_paths(text)
+    elif name in o.run_tools:
+        commands = commands or _tool_commands(text)
     commits = tuple(dict.fromkeys(commits))
     commands = tuple(commands)
     tests = tuple(t.group(0) for t in _TEST_RESULT.finditer(text))
     errors = tuple(_SPACES.sub(" ", line.strip()[:300]) for line in _ERROR_LINE.findall(text))
     acts = set()
-    if (written or commits or any(_writes_files(c) for c in commands)
+    if (written or tool_writes or commits or any(_writes_files(c) for c in commands)
             or (not commands and _EDIT_DIFF.match(text))):
         acts.add("writes")
     if read:
@@ -571,6 +574,6 @@ def _tool_facts(m: Message, index: int, text: str, o: FactsOptions) -> MessageFa
     if commands:
         acts.add("runs")
     return MessageFacts(m.key, index, "tool", frozenset(acts),
-                        files_read=tuple(dict.fromkeys(read)), files_written=tuple(dict.fromkeys(w for w in written if w)),
+                        files_read=tuple(dict.fromkeys(read)), files_written=tuple(dict.fromkeys(written)),
                         written=text, commands=commands, numbers=frozenset(_NUMBER.findall(text)),
                         commits=commits, tests=tests, errors=errors)

@@ -18,7 +18,7 @@ import pytest
 from memvet.store import open_store
 
 WRITER = textwrap.dedent("""
-    import sys, time
+    import sys
     from memvet.store import open_store
     path, stream, cursor, n, pause_at = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
     first = int(sys.argv[6]) if len(sys.argv) > 6 else 0
@@ -29,7 +29,7 @@ WRITER = textwrap.dedent("""
     def progress(k):
         if k == pause_at:
             print("inside", flush=True)   # the transaction holds pause_at rows now
-            time.sleep(60)                # the parent kills us here
+            sys.stdin.read()              # blocks until the parent kills us (no timer)
     with open_store(path) as store:
         res = store.commit({"ok": True, "records": records}, stream=stream, cursor=cursor, batch_id=batch,
                            on_progress=progress)
@@ -39,7 +39,7 @@ WRITER = textwrap.dedent("""
 
 def _writer(path, *args):
     return subprocess.Popen([sys.executable, "-c", WRITER, str(path), *map(str, args)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def _assert_rows_pending(path: str, pause_at: int) -> None:
