@@ -148,6 +148,14 @@ def _from_word(pattern: re.Pattern[str] | None, word: _text.WordSearch, text: st
 #: The end of a clause or sentence: what a connector of consequence leads to stops here (a dot only
 #: before a capital or at the end: names are blanked in the stripped text, "ktsu.  was added").
 _CLAUSE_END = re.compile(r"[;!?。；！？\n]|\.(?=\s+[A-Z]|\s*$)")
+# The new state of edited code told by "now" and a verb ("each submenu now starts with …", "the
+# scripts now take a directory"): not "from now on" (a rule from here on), "now that" (a cause),
+# "for now"/"until now"/"right now" (times), nor "now" before an article or a preposition.
+_NOW_STATE = re.compile(
+    r"(?<!\bfrom )(?<!\buntil )(?<!\bfor )(?<!\bright )(?<!\bjust )(?<!\bby )(?<!\bof )(?<!\btill )"
+    r"\bnow\s+(?:(?:also|only|just|always|both|correctly|properly)\s+)?"
+    r"(?!(?:on|that|the|a|an|in|at|to|with|and|or|is|are|was|i|we|you|it|if|when|for|more|less)\b)[a-z]{2,}\b",
+    re.IGNORECASE)
 
 
 class StrippingTest(_Gate):
@@ -163,7 +171,8 @@ class StrippingTest(_Gate):
         by the M rules) are not judged.
 
         Against the batch: a memory that narrates work ("Reorganized …",
-        "X now calls Y", "no longer uses", "the agent then adjusted …",
+        "X now calls Y", "now starts with …" -- "now" and any verb, not "from
+        now on" or "now that" --, "no longer uses", "the agent then adjusted …",
         已删除/修复了/已重构) while one of its sources shows that
         work being done (a tool edit or commit, an assistant file write or
         "done" report) fails even without a change verb of the list, unless
@@ -517,6 +526,8 @@ class StrippingTest(_Gate):
         m = self._openers.search(content) if self._openers is not None else None
         if m is None and self._narration is not None:
             m = self._narration.search(content)
+        if m is None:
+            m = _NOW_STATE.search(content)
         if m is None and self._clause_opener is not None:
             m = self._clause_opener.search(content)
             return m.group(0).lstrip("，；").strip() if m else None
@@ -639,8 +650,11 @@ class OneTimeTest(_Gate):
         A work_fact or work_artifact also fails when it tells a stage of the
         work as finished ("Phase 1 is complete", 第一阶段已完成: progress, not a
         lasting fact), or gives an all-clear verdict of one check ("fully ESM
-        compliant", 完全符合 ESM 规范) that no cited user states and no reason
-        or rule of its own holds: the next change can undo it.
+        compliant", 完全符合 ESM 规范) or a check run told as passed ("the build
+        succeeds and all tests pass", 编译通过) that no cited user states and no
+        reason or rule of its own holds: the next change can undo it. A pass
+        told after the failure it ends ("type-check 报错 …，补充 export 后通过")
+        confirms the fix of a pitfall and is not a verdict.
 
     Why is this bad?
         "目前进度 60%" is wrong tomorrow. Stored, it is recalled as current
@@ -679,6 +693,11 @@ class OneTimeTest(_Gate):
         assistant: 检查了聊天里的文件，没有发现 require，dist 目录完全符合 ESM 规范。
         ```json
         {"content": "afi-core 的 dist 目录完全符合 ESM 规范，没有 CommonJS 用法。", "type": "work_fact", "priority": 75}
+        ```
+        assistant: The expression system is integrated; the build succeeds and all tests pass.
+        ```json
+        {"content": "The expression system integration is complete and the build succeeds.", "type": "work_fact",
+         "priority": 70}
         ```
         user: /run python test.py craft
         tool: step 22/22 ok -- 22/22 passed
@@ -725,7 +744,7 @@ class OneTimeTest(_Gate):
     # measurement word, a stage's completion, an all-clear state, a "not yet", a reading's unit.
     needs = Needs(fields=("content",), words=("point_in_time", "as_it_stands", "progress", "state_words",
                                               "measurements", "completion", "verdict_states", "not_yet",
-                                              "reading_before", "reading_after"))
+                                              "reading_before", "reading_after", "run_checks"))
 
     class Options(RuleOptions):
         #: A work_task with this many words in sentences without a figure names work beyond its
@@ -796,6 +815,19 @@ class OneTimeTest(_Gate):
         #: An all-clear verdict of one check ("fully ESM compliant", "100% covered"): what the
         #: next change can undo, read off one audit -- a snapshot unless a cited user states it.
         verdict_degree: list[str] = ["fully", "100%", "100 %", "completely", "entirely", "完全", "全部"]
+        #: A check run told as passed ("the build succeeds", "all tests pass", 编译通过): one run's
+        #: verdict like the all-clear above -- the checks ...
+        run_checks: list[str] = ["build", "builds", "tests", "test suite", "ci", "pipeline", "github actions",
+                                 "workflow run", "lint", "linter", "type check", "typecheck", "compile", "compiles",
+                                 "compilation", "编译", "构建", "测试", "单测", "单元测试", "流水线", "类型检查"]
+        #: ... and, in the same clause, their passing.
+        run_passed: list[str] = ["succeeds", "succeeded", "passes", "pass", "passed", "is green", "are green",
+                                 "went green", "without errors", "without any errors", "with no errors",
+                                 "成功", "通过", "全绿", "无报错", "没有报错"]
+        #: A failure told beside the pass makes the pass the confirmation of a fix (a pitfall and
+        #: its fix), not a status.
+        run_failed: list[str] = ["failed", "fails", "failing", "failure", "error", "errors", "broke", "broken",
+                                 "报错", "失败", "错误", "出错", "挂了"]
         verdict_states: list[str] = ["compliant", "complete", "covered", "migrated", "clean",
                                      "合规", "符合", "覆盖", "迁移完成"]
 
@@ -840,6 +872,12 @@ class OneTimeTest(_Gate):
         self._verdict = (re.compile(rf"(?:{degree.pattern})\s?(?:[\w]+[\s-])?(?:{state.pattern})", re.IGNORECASE)
                          if degree is not None and state is not None else None)
         self._verdict_word = _text.WordSearch(o.verdict_degree)
+        checks, passed = _compile(o.run_checks), _compile(o.run_passed)
+        self._run_passed = (re.compile(rf"(?:{checks.pattern})[^,.;:!?，。；：！？\n]{{0,30}}?(?:{passed.pattern})",
+                                       re.IGNORECASE)
+                            if checks is not None and passed is not None else None)
+        self._run_check_word = _text.WordSearch(o.run_checks)
+        self._run_failed = _text.WordSearch(o.run_failed)
 
     def problem(self, content: str, memory: dict[str, Any], view: _text.View | None = None) -> str | None:
         prose = _prose(content)
@@ -939,6 +977,14 @@ class OneTimeTest(_Gate):
         cited user who states it, or a reason of the memory's own, keeps it.
         """
         marker = _from_word(self._verdict, self._verdict_word, _unquoted(content, self._verdict_word))
+        if marker is None:
+            # "The build succeeds and all tests pass": one run's verdict, told as the state of the work;
+            # not where the memory also tells a failure ("type-check 报错 …，补充 export 后 vue-tsc 通过"):
+            # there the pass confirms the fix of a pitfall.
+            marker = _from_word(self._run_passed, self._run_check_word, _unquoted(content, self._run_check_word))
+            if marker is not None and self._run_failed.search(
+                    content[:marker.start()] + " " * len(marker.group(0)) + content[marker.end():]) is not None:
+                return None
         if marker is None or ctx.is_dropped(ctx.scene_index, ctx.memory_index):
             return None
         sources = ctx.sources(memory)
