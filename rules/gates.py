@@ -54,7 +54,7 @@ REASONS = [
     "所以", "因此", "为了", "是为了", "才能", "才会", "只有", "不会", "就会", "会被", "意味着",
     "because", "since", "due to", "so that", "root cause", "caused by", "causes", "otherwise", "to avoid",
     "to prevent", "in order to", "which means", "the reason", "leads to", "as a result", ", so", "therefore",
-    "only when", "unless", "whereas",
+    "only when", "unless", "whereas", "which is why", "that is why", "that's why", "this is why", "这就是为什么", "这也是为什么",
 ]
 CONDITIONS = ["如果", "若", "一旦", "每当", "当", "when", "whenever", "if", "once"]
 PROBLEMS = [
@@ -63,7 +63,7 @@ PROBLEMS = [
     "解决", "规避",
     "fix", "fixed", "fixes", "issue", "regression", "error", "fails", "failed", "broke", "broken", "crash",
     "leak", "deadlock", "pitfall", "solved", "resolved", "workaround",
-    "breaks", "misaligns", "misaligned", "错位",
+    "breaks", "misaligns", "misaligned", "错位", "不兼容", "incompatible", "not compatible",
 ]
 DECISIONS = [
     "决定", "决策", "选定", "选用", "约定", "规定", "采用", "要求", "否决", "是否", "待确认", "正在评估", "评估",

@@ -177,8 +177,8 @@ class ValueModel(Rule):
         message names the signs that weighed most. Trained on 2,348 reviewed
         memories of real answers to 68 real sessions; cross-validated by
         session (``scripts/train_value_model.py --cv``), the defaults take
-        the junk memories caught from 448 to 514 of 887 and leave 1,024
-        instead of 1,036 of 1,199 good memories untouched.
+        the junk memories caught from 448 to 516 of 887 and leave 1,026
+        instead of 1,038 of 1,199 good memories untouched.
 
     Why is this bad?
         The extraction contract keeps only what a later session cannot
