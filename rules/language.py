@@ -382,7 +382,7 @@ class ContextDependent(Rule):
             "like I said", "mentioned above", "mentioned earlier", "mentioned before", "discussed above",
             "discussed earlier", "described above", "listed above", "shown above", "noted above",
             "stated above", "explained above", "earlier in this conversation", "earlier in the conversation",
-            "in this conversation", "in this chat", "in this thread", "the previous message",
+            "the previous message",
             "the previous answer", "the previous suggestion", "the previous approach", "the previous one",
             "the same as before", "same as before", "like before", "just now", "the one above", "as above",
         ]
@@ -391,7 +391,8 @@ class ContextDependent(Rule):
         #: handle ("sends the result with the same thread fallback").
         conversation_objects: list[str] = [
             "the same chat", "the same conversation", "the same thread", "this chat", "this conversation",
-            "the current chat", "the current conversation", "当前对话", "本次对话", "这个对话", "同一个对话",
+            # "not re-verified in this conversation": when, not what -- the memory names its object
+            "this thread", "the current chat", "the current conversation", "当前对话", "本次对话", "这个对话", "同一个对话",
             "同一对话", "当前会话", "这个会话", "同一个会话",
         ]
         #: An occasion the chat went through ("不能像 agent 那次一样给出空操作块"): most often a pointer
