@@ -54,7 +54,9 @@ REASONS = [
     "所以", "因此", "为了", "是为了", "才能", "才会", "只有", "不会", "就会", "会被", "意味着",
     "because", "since", "due to", "so that", "root cause", "caused by", "causes", "otherwise", "to avoid",
     "to prevent", "in order to", "which means", "the reason", "leads to", "as a result", ", so", "therefore",
-    "only when", "unless", "whereas", "which is why", "that is why", "that's why", "this is why", "这就是为什么", "这也是为什么",
+    "only when", "unless", "whereas",
+    # the reading or change is what explains a setting ("lags 297 ms, which is why the delay is 400 ms")
+    "which is why", "that is why", "that's why", "this is why", "这就是为什么", "这也是为什么",
 ]
 CONDITIONS = ["如果", "若", "一旦", "每当", "当", "when", "whenever", "if", "once"]
 PROBLEMS = [
@@ -971,7 +973,8 @@ class OneTimeTest(_Gate):
         return self._id_before is not None and self._id_before.search(content[max(0, start - 24):start]) is not None
 
     def _verdict_of_one_check(self, content: str, memory: dict[str, Any], ctx: Any) -> Finding | None:
-        """An all-clear verdict ("fully ESM compliant") that no cited user states: one audit's reading.
+        """An all-clear verdict ("fully ESM compliant") or a check run told as passed ("the build
+        succeeds") that no cited user states: one audit's or one run's reading.
 
         The next edit can undo it and a rerun of the check tells it again. A
         cited user who states it, or a reason of the memory's own, keeps it.

@@ -392,7 +392,8 @@ class ContextDependent(Rule):
         conversation_objects: list[str] = [
             "the same chat", "the same conversation", "the same thread", "this chat", "this conversation",
             # "not re-verified in this conversation": when, not what -- the memory names its object
-            "this thread", "the current chat", "the current conversation", "当前对话", "本次对话", "这个对话", "同一个对话",
+            "this thread", "the current chat", "the current conversation",
+            "当前对话", "本次对话", "这个对话", "同一个对话",
             "同一对话", "当前会话", "这个会话", "同一个会话",
         ]
         #: An occasion the chat went through ("不能像 agent 那次一样给出空操作块"): most often a pointer
