@@ -853,6 +853,19 @@ class ProposalOptions(RuleOptions):
         "the assistant proposes", "it recommends", "it suggests", "awaiting", "pending", "not yet", "unconfirmed",
         "to be confirmed", "under evaluation", "tbd", "candidate", "no decision", "undecided", "open question",
     ]
+    #: Words by which the user's first reply to an offer turns it down ("nah, leave
+    #: it", 不用了). If the memory then says no (``refusals``), it may record the
+    #: refusal ("no refresh parameter, by the user's choice") rather than the offer,
+    #: which words alone cannot tell apart: the finding only warns. Read in the
+    #: reply's first sentence, so a later "no" about something else does not count.
+    declines: list[str] = [
+        "不用", "不需要", "算了", "先不", "暂不", "不必", "先别", "别加", "不加", "不要了",
+        "nah", "no thanks", "no need", "not now", "not needed", "leave it", "skip it", "skip that",
+        "let's not", "don't bother", "no,", "nope",
+    ]
+    #: Words by which a memory says that something is not done or not there.
+    refusals: list[str] = ["不", "没", "无", "未", "放弃", "拒绝", "no", "not", "n't", "never", "without", "declined",
+                           "rejected", "skipped", "dropped"]
     #: Share of the memory's words (weighted, see ``tokens``) that must come from
     #: the proposal itself -- the paragraph that holds the proposal wording and
     #: the list it introduces -- for a certain finding; from the whole proposing
@@ -861,6 +874,10 @@ class ProposalOptions(RuleOptions):
     #: Words a later user message must share with the memory to count as the
     #: user stating it (or rejecting it), rather than moving on to another topic.
     min_user_overlap: int = 2
+
+
+# A reply's first sentence: up to the first full stop, question or exclamation mark, or line end.
+_FIRST_SENTENCE = re.compile(r"[^.!?。！？\n]*[.!?。！？]?")
 
 
 @lru_cache(maxsize=16)
@@ -950,7 +967,10 @@ class ProposalAsDecision(Rule):
           reports work done and ends on an offer of more, and the memory
           is written mostly from the report, or when the sources also hold
           another proposal that the user did accept ("i agree, continue"),
-          which the decision may come from;
+          which the decision may come from, or when the user's first reply
+          turns the offer down (nah / 不用了) and the memory says no: it
+          may record that refusal ("no refresh param, by the user's
+          choice");
         - uncertain (low confidence, warns): a project fact or code
           preference whose only sources are assistant messages, written
           mostly from the words of the latest proposing one, without
@@ -1019,6 +1039,8 @@ class ProposalAsDecision(Rule):
         super().__init__(options)
         self.proposal = lexicon.compile_words(self.options.proposal)
         self.negations = _negation_pattern(tuple(self.options.negations))
+        self.declines = lexicon.compile_words(self.options.declines)
+        self.refusals = lexicon.compile_words(self.options.refusals)
         #: The content's settled and open wording: exact lexicon matches from one text-layer scan.
         self._settled = tuple(self.options.settled)
         self._open = tuple(self.options.open_markers)
@@ -1101,6 +1123,17 @@ class ProposalAsDecision(Rule):
             first = False
         return took
 
+    def _records_a_refusal(self, content: str, proposer: Any, ctx: Any) -> bool:
+        """Does the memory say no, and the user's first reply after ``proposer`` turn the offer down
+        in its first sentence?"""
+        if self.declines is None or self.refusals is None or not self.refusals.search(content):
+            return False
+        reply = next((f for f in ctx.facts.after(proposer) if f.role == "user"), None)
+        if reply is None:
+            return False
+        first = _FIRST_SENTENCE.match(ctx.batch.messages[reply.index].content.strip().lower())
+        return first is not None and self.declines.search(first.group(0)) is not None
+
     def _settled_findings(self, record: dict[str, Any], content: str, marker: str, ctx: Any) -> Iterator[Finding]:
         sources = ctx.sources(record)
         mine = tokens(content)
@@ -1123,11 +1156,12 @@ class ProposalAsDecision(Rule):
         # ("已按你的需求完成修改…需要我再…吗") may be cited for the report, which the memory then
         # states rather than the offer. Words alone do not settle either: the finding only warns.
         other_taken = any(m is not proposer and self._user_took_it(m, sources, mine, ctx) for m, _, _ in proposing)
+        uncertain = other_taken or self._records_a_refusal(content, proposer, ctx) or (
+            share < self.options.min_share and "reports_done" in facts.of(proposer).acts)
         yield Finding(f"written as settled ({marker!r}) but the sources only show an assistant proposal "
                       f"({proposal!r}) that no user message answered; record it as open "
                       "(正在评估…/待确认, 'under evaluation')", path="/content",
-                      confidence="low" if other_taken or (share < self.options.min_share
-                                                          and "reports_done" in facts.of(proposer).acts) else None)
+                      confidence="low" if uncertain else None)
 
     def _proposal_written_from(self, proposing: list[tuple[Any, str, int]], mine: dict[str, int],
                                ctx: Any) -> tuple[Any, str, float] | None:
