@@ -24,6 +24,7 @@ from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules._antecedent import first_clause_start, resolved_before
 from memvet.rules._langdetect import TextScreen, dominant_language, language_of, measure
 from memvet.rules._wordmatch import option_matcher
+from memvet.rules.lexicon import has_cjk
 
 BAR = "｜"
 # Bars a model types instead of the full-width one: ASCII, box drawing, CJK stroke, divides, broken bar.
@@ -252,7 +253,10 @@ class ContextDependent(Rule):
 
         * ``conversation_refs`` -- phrases that only make sense inside the
           conversation wherever they stand (刚才, 上面说的, 之前提到的,
-          "as discussed", "as mentioned above");
+          "as discussed", "as mentioned above"); Chinese characters have no
+          spaces between words, so a reference that a word of
+          ``compound_words`` straddles is none (当前文件 holds 前文 across
+          当前|文件);
         * ``leading_refs`` -- words that point backwards (上述, 前述, "the
           above", "aforementioned"); inside the content they may point at an
           earlier clause of the same text, so they count only in the first
@@ -386,6 +390,11 @@ class ContextDependent(Rule):
             "the previous answer", "the previous suggestion", "the previous approach", "the previous one",
             "the same as before", "same as before", "like before", "just now", "the one above", "as above",
         ]
+        #: Words whose characters a Chinese reference can straddle without being one: 当前文件 holds
+        #: 前文 across 当前|文件, 线上文档 holds 上文. A reference that one of them straddles (starts
+        #: before it and ends inside, or starts inside and ends after) is no reference.
+        compound_words: list[str] = ["当前", "目前", "之前", "此前", "以前", "提前", "事前", "线上", "加上", "附上",
+                                     "网上", "地方", "如同", "文件", "文档", "文本", "文字", "文案", "文章"]
         #: The conversation itself as the object ("stay in the same chat for Phase 2"). Uncertain
         #: (low, warns): chats, threads and conversations are also what bots and messaging code
         #: handle ("sends the result with the same thread fallback").
@@ -486,7 +495,7 @@ class ContextDependent(Rule):
         """The pointer into the conversation, and whether it certainly is one."""
         conversation, objects, occasions, leading, demonstratives, nouns, scope = self._matchers()
         lowered = text.lower()  # once for every word list
-        hit = conversation.find(text, lowered=lowered)
+        hit = self._conversation_ref(text, lowered, conversation)
         if hit:
             return hit, True
         hit = objects.find(text, lowered=lowered) or occasions.find(text, lowered=lowered)
@@ -497,6 +506,18 @@ class ContextDependent(Rule):
         if hit:
             return hit, True
         return self._dangling_demonstrative(text, lowered, demonstratives, nouns, scope)
+
+    def _conversation_ref(self, text: str, lowered: str, conversation: Any) -> str | None:
+        """The first conversation reference that no compound word straddles (当前文件 is no 前文)."""
+        compounds = None
+        for start, end in conversation.finditer(text, lowered=lowered):
+            if has_cjk(text[start:end]):
+                if compounds is None:
+                    compounds = list(option_matcher(self, "compound_words").finditer(text, lowered=lowered))
+                if any(a < start < b < end or start < a < end < b for a, b in compounds):
+                    continue
+            return text[start:end]
+        return None
 
     def _matchers(self) -> tuple[Any, ...]:
         """The word-list matchers (lexicon semantics), one per option of the rule instance."""
