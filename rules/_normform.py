@@ -38,7 +38,7 @@ _CLAUSE_START = r"(?:^|(?<=[.;:!?。；：！？\n—–→])\s*|(?<=->)\s*|(?<=
 #: parenthesised aside inside it may hold the punctuation of an example ("When an upload fails
 #: (e.g. extra columns), first check …"); each aside is one atomic step, so no backtracking.
 _LEAD = (r"(?:(?:when|whenever|where|wherever|before|after|if|once|while|for|in|until|unless|during|on|to)\b"
-         r"(?>\([^()\n]{0,160}\)|[^,.;:!?\n]|\.(?=\S)){1,100},\s*)?")
+         r"(?>\([^()\n]{0,160}\)|[^,.;:!?\n]|\.(?=\S)){1,200},\s*)?")
 #: Adverbs of order or frequency that may stand before an imperative verb.
 _ADVERB = r"(?:(?:first|then|always|never|also|just|only|instead|please|still|next|finally|afterwards),?\s+)?"
 #: What starts an object or a complement right after an ambiguous noun/verb:
@@ -50,6 +50,8 @@ _OBJECT_START = (
     r"up|down|out|off|over|first|again|locally|directly|immediately|manually|explicitly|together|once|"
     # people the rule sends somewhere ("direct users to the built-in type")
     r"users|callers|clients|developers|people)\b"
+    # a gerund ("stop shrinking the excerpt", "start using the cache")
+    r"|[a-z]{2,}ing\b(?!\s+(?:is|are|was|were|has|have|runs|uses|takes)\b)"
     r"|[`'\"“(\[<]|(?-i:\S*[A-Z0-9_./:#@])))")
 
 

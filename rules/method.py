@@ -92,6 +92,7 @@ IMPERATIVES = [
     "double-check", "iterate", "execute", "invoke", "launch", "allocate", "reserve", "truncate", "back up",
     "migrate", "downgrade", "regenerate", "generate", "scaffold", "bootstrap", "initialize", "initialise",
     "set up", "tear down", "clean up", "keep to", "write down", "delegate", "defer", "postpone", "preserve",
+    "key on", "key by", "dedupe", "deduplicate", "quit",
 ]
 
 #: Verbs that are nouns as often ("Commit messages follow ...", "Test files
