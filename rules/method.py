@@ -60,6 +60,10 @@ NORMATIVE = [
     # (not a bare "forbidden" / "not allowed": HTTP status names, "403 Forbidden")
     "forbid", "forbids", "prohibit", "prohibits", "is forbidden", "are forbidden", "is prohibited",
     "are prohibited", "is not allowed", "are not allowed",
+    # German, for answers written in a German user's language (muss/darf/sollte/nie; "darf … nicht"
+    # splits its negation off, so the modal alone counts)
+    "muss", "müssen", "darf", "dürfen", "soll", "sollen", "sollte", "sollten", "nie",
+    "niemals", "immer", "stets", "vermeiden", "bevorzugen", "keinesfalls",
 ]
 
 #: Compounds that contain a normative character but are not normative
@@ -258,8 +262,9 @@ class MethodNotNormative(_MethodRule):
         Looks for one of the forms a rule takes (word lists are options):
 
         * a normative word (应/必须/禁止/不要/优先/需/当…时;
-          should/must/never/don't/prefer/always); words that merely contain
-          a normative character (响应, 应用, 需求) do not count;
+          should/must/never/don't/prefer/always; in an answer written in a
+          German user's language muss/darf/sollte/nie); words that merely
+          contain a normative character (响应, 应用, 需求) do not count;
         * the imperative mood wherever a clause starts: after a sentence
           end, a colon, a semicolon or an arrow, after a leading
           "When/Before/If …," or "To …," clause (which may hold a parenthesised aside,

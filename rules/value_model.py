@@ -177,8 +177,8 @@ class ValueModel(Rule):
         message names the signs that weighed most. Trained on 2,647 reviewed
         memories of real answers to 74 real sessions; cross-validated by
         session (``scripts/train_value_model.py --cv``), the defaults take
-        the junk memories caught from 531 to 618 of 1,056 and leave 1,120
-        instead of 1,135 of 1,320 good memories untouched.
+        the junk memories caught from 531 to 615 of 1,056 and leave 1,120
+        instead of 1,137 of 1,320 good memories untouched.
 
     Why is this bad?
         The extraction contract keeps only what a later session cannot
