@@ -1040,12 +1040,13 @@ class ProposalAsDecision(Rule):
         self.proposal = lexicon.compile_words(self.options.proposal)
         self.negations = _negation_pattern(tuple(self.options.negations))
         self.declines = lexicon.compile_words(self.options.declines)
-        self.refusals = lexicon.compile_words(self.options.refusals)
         #: The content's settled and open wording: exact lexicon matches from one text-layer scan.
         self._settled = tuple(self.options.settled)
         self._open = tuple(self.options.open_markers)
+        self._refusals = tuple(self.options.refusals)
         _LAYER.word_list(self._settled)
         _LAYER.word_list(self._open)
+        _LAYER.word_list(self._refusals)
 
     def _settled_marker(self, content: str, facts: Any) -> str | None:
         for start, end in facts.hits(self._settled):
@@ -1126,7 +1127,7 @@ class ProposalAsDecision(Rule):
     def _records_a_refusal(self, content: str, proposer: Any, ctx: Any) -> bool:
         """Does the memory say no, and the user's first reply after ``proposer`` turn the offer down
         in its first sentence?"""
-        if self.declines is None or self.refusals is None or not self.refusals.search(content):
+        if self.declines is None or not content_facts(ctx, content).hits(self._refusals):
             return False
         reply = next((f for f in ctx.facts.after(proposer) if f.role == "user"), None)
         if reply is None:
