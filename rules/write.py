@@ -1129,7 +1129,7 @@ class ProposalAsDecision(Rule):
         in its first sentence?"""
         if self.declines is None or not content_facts(ctx, content).hits(self._refusals):
             return False
-        reply = next((f for f in ctx.facts.after(proposer) if f.role == "user"), None)
+        reply = ctx.facts.user_answer_after(proposer)
         if reply is None:
             return False
         first = _FIRST_SENTENCE.match(ctx.batch.messages[reply.index].content.strip().lower())
