@@ -4,7 +4,10 @@ A refactor (the rule platform, the engine's stages, the text layer) must not
 change one byte of any report; a change of behaviour must show up here and
 be regenerated on purpose:
 
-    MEMVET_UPDATE_FINGERPRINTS=1 pytest -q tests/engine/test_fingerprints.py
+    MEMVET_UPDATE_FINGERPRINTS=1 pytest -q -n 0 tests/engine/test_fingerprints.py
+
+The inputs are split into shards by a hash of their name, one test each, so that
+pytest-xdist spreads the work over the machine's cores.
 
 Inputs: the bundled examples, the real-answer corpora (../shared/corpus/real,
 tests/data/real, tests/data/tune, tests/data/check) against their batch contexts, every item of
@@ -17,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import zlib
 from pathlib import Path
 
 import pytest
@@ -28,6 +32,8 @@ from memvet.formats import format_json
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared" / "corpus"
 PINNED = REPO / "tests" / "fingerprints" / "reports.json"
+#: How many tests the inputs are split into (each about the same work).
+SHARDS = 6
 
 
 def _answer_sets():
@@ -55,22 +61,31 @@ def _inputs():
             yield f"bench/rate{rate}/{n}", answer.raw, answer.context
 
 
-def fingerprints() -> dict[str, str]:
+def shard_of(name: str) -> int:
+    return zlib.crc32(name.encode("utf-8")) % SHARDS
+
+
+def fingerprints(shard: int | None = None) -> dict[str, str]:
+    """The hash of each input's report (only the inputs of ``shard``, when given)."""
     out = {}
     for name, raw, context in _inputs():
+        if shard is not None and shard_of(name) != shard:
+            continue
         report = memvet.validate(raw, context, config={})
         out[name] = hashlib.sha256(format_json(report).encode("utf-8")).hexdigest()[:16]
     return out
 
 
-def test_reports_are_the_pinned_ones():
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_reports_are_the_pinned_ones(shard: int):
     if not SHARED.is_dir():
         pytest.fail(f"the shared corpora are missing: {SHARED}")
-    got = fingerprints()
-    if os.environ.get("MEMVET_UPDATE_FINGERPRINTS"):
+    if os.environ.get("MEMVET_UPDATE_FINGERPRINTS") and shard == 0:
+        # Regenerated whole, by the first shard (run with -n 0: the other shards then read it).
         PINNED.parent.mkdir(parents=True, exist_ok=True)
-        PINNED.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n", "utf-8")
-    pinned = json.loads(PINNED.read_text("utf-8"))
+        PINNED.write_text(json.dumps(fingerprints(), indent=1, sort_keys=True) + "\n", "utf-8")
+    got = fingerprints(shard)
+    pinned = {k: v for k, v in json.loads(PINNED.read_text("utf-8")).items() if shard_of(k) == shard}
     changed = sorted(k for k in got.keys() & pinned.keys() if got[k] != pinned[k])
     assert got.keys() == pinned.keys(), (sorted(got.keys() - pinned.keys())[:5], sorted(pinned.keys() - got.keys())[:5])
     assert not changed, f"{len(changed)} reports changed, e.g. {changed[:8]}; regenerate on purpose (see the module docstring)"
