@@ -34,6 +34,7 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from memvet.rules import lexicon
+from memvet.rules._hant import to_simplified
 from memvet.rules._patterns import literal_trie
 
 CJK_CHAR = r"\u3400-\u9fff\uf900-\ufaff"
@@ -568,14 +569,18 @@ def compile_openers(words: Iterable[str]) -> re.Pattern[str] | None:
 # --- folding and shared views ---------------------------------------------------------
 
 def fold(text: str) -> str:
-    """``text`` lower-cased so that a case-sensitive search finds what ``re.IGNORECASE`` finds.
+    """``text`` lower-cased so that a case-sensitive search finds what ``re.IGNORECASE`` finds,
+    and its traditional Chinese characters read as simplified (:mod:`memvet.rules._hant`).
 
     ``re.IGNORECASE`` also equates ``İ``/``ı`` with ``i`` and ``ſ`` with
     ``s``, which ``str.lower`` does not; those are mapped here. The result
     has the same length, and a character is a word character (``\\w``)
     exactly when its folded form is, so word boundaries stay where they
     were. (Checked for every code point against the characters of the
-    default word lists; :func:`foldable` tells the others.)
+    default word lists; :func:`foldable` tells the others.) A word-list
+    pattern (:func:`memvet.rules.lexicon.compile_words`) matches a Chinese
+    character and each one that folds like it, so it finds what a search of
+    the folded text finds.
     """
     if text.isascii():
         return text.lower()
@@ -586,7 +591,7 @@ def fold(text: str) -> str:
         text = text.replace("ı", "i")
     if "ſ" in text:
         text = text.replace("ſ", "s")
-    return text
+    return to_simplified(text)
 
 
 _DIGIT = re.compile(r"\d")

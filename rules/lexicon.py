@@ -8,7 +8,8 @@ linear pass over the text per lexicon instead of one per word.
 
 Latin-script entries match on word boundaries and case-insensitively;
 entries containing CJK characters match as substrings (Chinese has no
-spaces between words).
+spaces between words), in simplified and traditional characters alike
+(应 also matches 應: :mod:`memvet.rules._hant`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from typing import Iterable
+
+from memvet.rules._hant import char_pattern, fold_char
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
@@ -48,11 +51,11 @@ def _trie(words: list[str]) -> str:
     for word in words:
         node = root
         for ch in word.lower():
-            node = node.setdefault(ch, {})
+            node = node.setdefault(fold_char(ch), {})  # 應 and 应 are one branch
         node[""] = {"end": r"\b" if re.search(r"\w$", word) and not has_cjk(word) else ""}
 
     def emit(node: dict[str, dict]) -> str:
-        branches = [re.escape(ch) + emit(child) for ch, child in sorted(node.items()) if ch]
+        branches = [char_pattern(ch) + emit(child) for ch, child in sorted(node.items()) if ch]
         if "" in node:
             branches.append(node[""]["end"])
         return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"

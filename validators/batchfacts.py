@@ -202,7 +202,13 @@ def _opens_with(words: list[str], lowered: str) -> bool:
         return True
     # "那就按方案二吧" / "ok then, go": a short reply with the word somewhere in it.
     short = len(head) <= 24 if _CJK.search(head) else len(head.split()) <= 6
-    return short and found.search(head) is not None
+    if short:
+        return found.search(head) is not None
+    # "script command 可以先测测\n然后…": a Chinese first line that takes up the proposal by name
+    # and says yes to it near its start; the rest of the message goes on to the next steps.
+    first = head.split("\n", 1)[0]
+    hit = found.search(first[:24]) if _CJK.search(first[:24]) else None
+    return hit is not None and _CJK.match(hit.group(0)) is not None and "不" not in first[:hit.start()][-2:]
 
 
 # --- tool and file facts ------------------------------------------------------------

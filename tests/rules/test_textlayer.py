@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings, strategies as st
 
 from memvet.registry import default_registry
-from memvet.rules import lexicon
+from memvet.rules import _hant, lexicon
 from memvet.rules._textlayer import TextLayer, word_lists_of
 
 
@@ -25,8 +25,14 @@ for _words in LISTS:
 ENTRIES = sorted({w for words in LISTS for w in words})
 
 #: Characters that test boundaries and case folding: word and non-word ASCII,
-#: CJK, and the letters whose case folding differs between str.lower and re.IGNORECASE.
-TRICKY = list("aAbBzZ09_ -.,;:!?\n\t`'\"()/") + list("İıſKẞßΣσςéÉ中文测试，。：（）“”→・ａＢ１")
+#: CJK (simplified and traditional: 应/應 fold alike, 发 has two traditional forms), and the letters
+#: whose case folding differs between str.lower and re.IGNORECASE.
+TRICKY = list("aAbBzZ09_ -.,;:!?\n\t`'\"()/") + list("İıſKẞßΣσςéÉ中文测试，。：（）“”→・ａＢ１應该該决決发發髮后後")
+
+
+def _traditional(entry: str, pick: int) -> str:
+    """``entry`` written with the ``pick``-th character of each character's fold group (a traditional form)."""
+    return "".join(_hant.same_as(ch)[pick % len(_hant.same_as(ch))] for ch in entry)
 
 
 @st.composite
@@ -36,8 +42,9 @@ def texts(draw: st.DrawFn) -> str:
         choice = draw(st.integers(0, 3))
         if choice == 0:
             entry = draw(st.sampled_from(ENTRIES))
-            mode = draw(st.integers(0, 2))
-            entry = entry.upper() if mode == 1 else entry.title() if mode == 2 else entry
+            mode = draw(st.integers(0, 3))
+            entry = (entry.upper() if mode == 1 else entry.title() if mode == 2
+                     else _traditional(entry, draw(st.integers(0, 2))) if mode == 3 else entry)
             parts.append(entry)
         elif choice == 1:
             parts.append(draw(st.text(st.sampled_from(TRICKY), max_size=4)))
