@@ -38,6 +38,7 @@ from typing import Any, Iterable
 from pydantic import BaseModel, ConfigDict
 
 from .context import Batch, Message
+from .rules._hant import to_simplified
 
 
 class FactsOptions(BaseModel):
@@ -147,7 +148,7 @@ class _WordList:
     __slots__ = ("pattern", "bounded", "entries")
 
     def __init__(self, words: tuple[str, ...]):
-        entries = sorted({w.strip().lower() for w in words if w.strip()}, key=lambda w: (-len(w), w))
+        entries = sorted({_lower(w.strip()) for w in words if w.strip()}, key=lambda w: (-len(w), w))
         self.entries = tuple(entries)
         self.bounded = frozenset(w for w in entries if not _CJK.search(w))
         self.pattern = re.compile("|".join(map(re.escape, entries))) if entries else None
@@ -186,6 +187,12 @@ class _WordList:
 
 
 @lru_cache(maxsize=64)
+def _lower(text: str) -> str:
+    """``text`` lower-cased, its traditional Chinese characters read as simplified (确定 for 確定): the
+    word lists are written in simplified characters, and a user may write either."""
+    return to_simplified(text.lower())
+
+
 def _words(words: tuple[str, ...]) -> _WordList:
     return _WordList(words)
 
@@ -364,12 +371,12 @@ class BatchFacts:
             words = {"accepts": self._options.accept, "rejects": self._options.reject, "states": self._options.state,
                      "temporary": self._options.temporary}.get(act)
             users = [n for n, m in enumerate(self._batch.messages) if m.role == "user"]
-            joined = "\n".join(self._batch.messages[n].content for n in users).lower()
+            joined = _lower("\n".join(self._batch.messages[n].content for n in users))
             if words is not None and not _has(words, joined):
                 found = frozenset()
             elif act == "temporary":  # its own word list only: no need for every act of each message
                 found = frozenset(self._batch.messages[n].key for n in users
-                                  if _has(words, self._batch.messages[n].content.lower()))
+                                  if _has(words, _lower(self._batch.messages[n].content)))
             else:
                 found = frozenset(self._batch.messages[n].key for n in users if act in self._at(n).acts)
             cache[act] = found
@@ -421,7 +428,7 @@ def message_facts(m: Message, index: int, o: FactsOptions) -> MessageFacts:
         return MessageFacts(m.key, index, "user", _user_acts(text, o))
     if m.role == "assistant":
         acts = set()
-        prose = (_FENCE.sub(" ", text) if "```" in text or "~~~" in text else text).lower()
+        prose = _lower(_FENCE.sub(" ", text) if "```" in text or "~~~" in text else text)
         if _has(o.propose, prose) or prose.rstrip().endswith(("?", "？")):
             acts.add("proposes")
         if _has(o.done, prose):
@@ -438,7 +445,7 @@ def message_facts(m: Message, index: int, o: FactsOptions) -> MessageFacts:
 
 def _user_acts(text: str, o: FactsOptions) -> frozenset[str]:
     acts = set()
-    stripped = text.strip().lower()
+    stripped = _lower(text.strip())
     if _opens_with(o.accept, stripped) and not _opens_with(o.reject, stripped):
         acts.add("accepts")
     if _has(o.reject, stripped):
