@@ -186,13 +186,13 @@ class _WordList:
         return m if m is not None and self._bounded_at(lowered, m) else None
 
 
-@lru_cache(maxsize=64)
 def _lower(text: str) -> str:
     """``text`` lower-cased, its traditional Chinese characters read as simplified (确定 for 確定): the
     word lists are written in simplified characters, and a user may write either."""
     return to_simplified(text.lower())
 
 
+@lru_cache(maxsize=64)
 def _words(words: tuple[str, ...]) -> _WordList:
     return _WordList(words)
 
