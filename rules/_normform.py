@@ -129,7 +129,8 @@ def rule_label(text: str, heads: Iterable[str], user_heads: Iterable[str]) -> tu
 # --- wishes with a scope ------------------------------------------------------------------
 
 #: A Chinese condition clause: "…时，" / "…前，" / "…后，" (每完成一步时，提交前，) or 当…时.
-_ZH_CONDITION = re.compile(r"[^，,。；;！？!?\n]{1,40}?(?:时|之前|之后|前|后)[，,]|当[^，,。；;！？!?\n]{1,40}?时")
+# (traditional 時/後/當 too: the word lists fold them, see memvet.rules._hant)
+_ZH_CONDITION = re.compile(r"[^，,。；;！？!?\n]{1,40}?(?:[时時]|之前|之[后後]|前|[后後])[，,]|[当當][^，,。；;！？!?\n]{1,40}?[时時]")
 
 
 def has_scope(text: str, scope_words: re.Pattern[str] | None) -> bool:

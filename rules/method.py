@@ -252,7 +252,7 @@ def is_normative(text: str, norms: re.Pattern[str] | None, not_norms: re.Pattern
 
 
 # 当…时 ("when …"): bounded, so it cannot backtrack across a long text.
-_WHEN_THEN = re.compile(r"当[^，。；;,.!?\n]{1,40}?时")
+_WHEN_THEN = re.compile(r"[当當][^，。；;,.!?\n]{1,40}?[时時]")  # traditional 當…時 too
 
 
 class MethodNotNormative(_MethodRule):
