@@ -57,8 +57,13 @@ REASONS = [
     "only when", "unless", "whereas",
     # the reading or change is what explains a setting ("lags 297 ms, which is why the delay is 400 ms")
     "which is why", "that is why", "that's why", "this is why", "这就是为什么", "这也是为什么",
+    # Portuguese and Spanish, for answers written in such a user's language
+    "porque", "pois", "já que", "devido a", "por causa", "causa raiz", "caso contrário", "senão", "para evitar",
+    "para que", "ou seja", "só quando", "só depois", "ya que", "debido a", "por eso", "de lo contrario",
+    "causa raíz", "solo cuando", "sólo cuando",
 ]
-CONDITIONS = ["如果", "若", "一旦", "每当", "当", "when", "whenever", "if", "once"]
+CONDITIONS = ["如果", "若", "一旦", "每当", "当", "when", "whenever", "if", "once",
+              "quando", "sempre que", "cuando", "siempre que"]  # Portuguese, Spanish
 PROBLEMS = [
     "修复", "问题", "bug", "故障", "坑", "报错", "错误", "失败", "异常", "崩溃", "泄漏", "死锁", "回归",
     # a change that "solved" something records the problem with its fix (报 X，改成 Y 后解决)
@@ -66,11 +71,17 @@ PROBLEMS = [
     "fix", "fixed", "fixes", "issue", "regression", "error", "fails", "failed", "broke", "broken", "crash",
     "leak", "deadlock", "pitfall", "solved", "resolved", "workaround",
     "breaks", "misaligns", "misaligned", "错位", "不兼容", "incompatible", "not compatible",
+    # Portuguese, Spanish
+    "erro", "falha", "falhou", "problema", "corrigido", "corrigida", "correção", "resolvido", "contorno",
+    "falla", "falló", "corregido", "solucionado", "resuelto",
 ]
 DECISIONS = [
     "决定", "决策", "选定", "选用", "约定", "规定", "采用", "要求", "否决", "是否", "待确认", "正在评估", "评估",
     "decided", "decision", "chose", "agreed", "convention", "adopted", "requires", "required", "whether",
     "pending", "under evaluation", "vetoed", "rejected",
+    # Portuguese, Spanish
+    "decidido", "decidiu", "decisão", "decidimos", "adotado", "convenção", "exige", "exigem", "requer",
+    "decisión", "adoptado", "convención", "requiere",
 ]
 # Later use the memory names: it guides a future action by definition.
 FUTURE_USE = [
@@ -79,10 +90,14 @@ FUTURE_USE = [
     "as the reference", "will reuse", "to be reused", "next time", "going forward", "in future", "in the future",
     # A state named as the point to compare with or go back to is kept for that later use.
     "reference snapshot", "reference point", "rollback point", "restore point", "回滚点", "还原点", "参考版本",
+    # Portuguese, Spanish
+    "no futuro", "próxima vez", "daqui em diante", "a partir de agora", "en el futuro", "la próxima vez",
+    "de ahora en adelante",
 ]
 LASTING = [
     "默认", "上限", "下限", "阈值", "基线", "基准", "对比", "长期", "始终", "一直", "永不", "配额", "限制",
     "default", "limit", "cap", "capped", "threshold", "baseline", "benchmark baseline", "quota", "by design",
+    "por padrão", "limite", "por defecto", "límite",  # Portuguese, Spanish
 ]
 
 

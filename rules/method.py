@@ -64,6 +64,10 @@ NORMATIVE = [
     # splits its negation off, so the modal alone counts)
     "muss", "müssen", "darf", "dürfen", "soll", "sollen", "sollte", "sollten", "nie",
     "niemals", "immer", "stets", "vermeiden", "bevorzugen", "keinesfalls",
+    # Portuguese and Spanish (deve/precisa/nunca; debe/hay que/nunca)
+    "deve", "devem", "deve-se", "não deve", "precisa", "precisam", "é preciso", "é necessário", "nunca", "sempre",
+    "evite", "evitar", "prefira", "obrigatório", "proibido",
+    "debe", "deben", "se debe", "hay que", "es necesario", "siempre", "evitar", "prefiera", "obligatorio", "prohibido",
 ]
 
 #: Compounds that contain a normative character but are not normative
@@ -137,6 +141,9 @@ USER_POSITION = [
     "user's preference", "user's habit", "user's convention", "user's rule", "the user's position",
     "user preference", "user's practice", "user practice", "user convention", "user rule", "user habit",
     "user favours", "user favors",
+    # Portuguese and Spanish
+    "usuário prefere", "usuário exige", "usuário insiste", "preferência do usuário", "usuario prefiere",
+    "usuario exige", "preferencia del usuario",
     # a refusal is a prohibition ("User does not want hover effects" = no hover effects)
     "用户不希望", "用户不想要", "用户不喜欢", "用户反对",
     "user does not want", "user doesn't want", "user never wants", "user dislikes", "user does not like",
