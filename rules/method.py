@@ -67,7 +67,7 @@ NORMATIVE = [
     # Portuguese and Spanish (deve/precisa/nunca; debe/hay que/nunca)
     "deve", "devem", "deve-se", "não deve", "precisa", "precisam", "é preciso", "é necessário", "nunca", "sempre",
     "evite", "evitar", "prefira", "obrigatório", "proibido",
-    "debe", "deben", "se debe", "hay que", "es necesario", "siempre", "evitar", "prefiera", "obligatorio", "prohibido",
+    "debe", "deben", "se debe", "hay que", "es necesario", "siempre", "prefiera", "obligatorio", "prohibido",
 ]
 
 #: Compounds that contain a normative character but are not normative
