@@ -21,13 +21,16 @@ _TO_SIMPLIFIED = str.maketrans(TRADITIONAL, SIMPLIFIED)
 #: Any character that folds: most texts hold none and are returned as they are.
 _FOLDS = re.compile("[" + TRADITIONAL + "]")
 
-#: A character -> every character that folds to the same one (itself included), for those that have others.
-_SAME: dict[str, str] = {}
-for _t, _s in zip(TRADITIONAL, SIMPLIFIED):
-    _SAME[_s] = _SAME.get(_s, _s) + _t
-for _s, _group in list(_SAME.items()):
-    for _c in _group:
-        _SAME[_c] = _group
+
+def _fold_groups() -> dict[str, str]:
+    """A character -> every character that folds to the same one (itself included), for those that have others."""
+    groups: dict[str, str] = {}
+    for traditional, simplified in zip(TRADITIONAL, SIMPLIFIED):
+        groups[simplified] = groups.get(simplified, simplified) + traditional
+    return {member: group for group in set(groups.values()) for member in group}
+
+
+_SAME = _fold_groups()
 
 
 def to_simplified(text: str) -> str:
