@@ -52,3 +52,53 @@ def char_pattern(ch: str) -> str:
     """A regex for ``ch`` that also matches every character folding like it ("[应應]" for 应 or 應)."""
     group = _SAME.get(ch)
     return re.escape(ch) if group is None else "[" + group + "]"
+
+
+def both_scripts(pattern: str) -> str:
+    """A regex written with simplified characters, rewritten to match their traditional spelling too.
+
+    Outside a character class a character becomes the class of its fold group
+    (``用户`` -> ``用[户戶]``); inside one its group joins the class
+    (``[时后]`` -> ``[时時后後]``). A range endpoint is left as written (a
+    class of ranges such as ``[㐀-鿿]`` already spans both scripts), and so
+    is an escaped character. Hand-written regexes of the rules go through
+    this once, at import, so that they read 當…時 as they read 当…时, the
+    way the word lists already do.
+
+    >>> both_scripts(r"[当][^，]{1,40}?时")
+    '[当噹當][^，]{1,40}?[时時]'
+    >>> both_scripts(r"(?<![意常])见\\s*")
+    '(?<![意常])[见見]\\\\s*'
+    """
+    out: list[str] = []
+    in_class = False
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if not in_class:
+            if c == "[":
+                in_class = True
+                # "]" right after "[" or "[^" is a literal member, not the end of the class.
+                head = "[^" if pattern.startswith("[^", i) else "["
+                i += len(head)
+                out.append(head)
+                if i < n and pattern[i] == "]":
+                    out.append("]")
+                    i += 1
+                continue
+            group = _SAME.get(c)
+            out.append(c if group is None else "[" + group + "]")
+        elif c == "]":
+            in_class = False
+            out.append(c)
+        else:
+            # A range endpoint keeps its place: "时-" starts a range, "-时" ends one.
+            starts_range = pattern.startswith("-", i + 1) and i + 2 < n and pattern[i + 2] != "]"
+            ends_range = i >= 2 and pattern[i - 1] == "-" and pattern[i - 2] not in "[^"
+            out.append(c if starts_range or ends_range or c == "-" else _SAME.get(c, c))
+        i += 1
+    return "".join(out)

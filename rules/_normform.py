@@ -28,6 +28,7 @@ from functools import lru_cache
 from typing import Iterable
 
 from memvet.rules import lexicon
+from memvet.rules._hant import both_scripts
 
 #: Where a clause starts: the text start, or after a sentence end, a colon, a
 #: semicolon, a dash or an arrow (steps of a sequence: "bump → tag → push").
@@ -83,7 +84,7 @@ _PARENTHESES = re.compile(r"\([^()]*\)|（[^（）]*）")
 _HEAD_END = re.compile(r"\s(?:for|in|of|on|at|when|whenever|if|to|with|during|before|after|from|under|across)\s|[,，、]",
                        re.IGNORECASE)
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
-_USER_OWNER = re.compile(r"^(?:the\s+)?user(?:'s|’s|s'|s)?\b|^用户", re.IGNORECASE)
+_USER_OWNER = re.compile(both_scripts(r"^(?:the\s+)?user(?:'s|’s|s'|s)?\b|^用户"), re.IGNORECASE)
 _MAX_LABEL_WORDS = 10
 _MAX_LABEL_CJK = 24
 
@@ -130,7 +131,7 @@ def rule_label(text: str, heads: Iterable[str], user_heads: Iterable[str]) -> tu
 
 #: A Chinese condition clause: "…时，" / "…前，" / "…后，" (每完成一步时，提交前，) or 当…时.
 # (traditional 時/後/當 too: the word lists fold them, see memvet.rules._hant)
-_ZH_CONDITION = re.compile(r"[^，,。；;！？!?\n]{1,40}?(?:[时時]|之前|之[后後]|前|[后後])[，,]|[当當][^，,。；;！？!?\n]{1,40}?[时時]")
+_ZH_CONDITION = re.compile(both_scripts(r"[^，,。；;！？!?\n]{1,40}?(?:[时時]|之前|之[后後]|前|[后後])[，,]|[当當][^，,。；;！？!?\n]{1,40}?[时時]"))
 
 
 def has_scope(text: str, scope_words: re.Pattern[str] | None) -> bool:
@@ -146,11 +147,11 @@ def has_scope(text: str, scope_words: re.Pattern[str] | None) -> bool:
 #: colon, or right after a leading "…时 / …后 / …前" clause (重命名文件时用 git mv), which may
 #: hold a parenthesised aside (上传失败时（例如列数多，或缺表头），检查模板), one atomic step each.
 _ZH_ASIDE = r"（[^（）\n]{0,80}）|\([^()\n]{0,80}\)"
-_ZH_CLAUSE_START = re.compile(rf"(?:^|[。；;：:！？!?\n])\s*(?:(?>{_ZH_ASIDE}|[^，,。；;：:！？!?\n]){{1,40}}?"
-                              rf"(?:时|之后|之前|后|前)(?:{_ZH_ASIDE})?[，,]?\s*)?")
+_ZH_CLAUSE_START = re.compile(both_scripts(rf"(?:^|[。；;：:！？!?\n])\s*(?:(?>{_ZH_ASIDE}|[^，,。；;：:！？!?\n]){{1,40}}?"
+                              rf"(?:时|之后|之前|后|前)(?:{_ZH_ASIDE})?[，,]?\s*)?"))
 #: A procedure: 先 … 再 / 然后, or … 后再 (without 了, which narrates what was done).
 _ZH_CLAUSE_END = re.compile(r"[，,。；;！？!?\n]")
-_ZH_PROCEDURE = re.compile(r"先[^。；;！？!?\n了]{1,60}?(?:再|然后|之后再|随后)|[^。；;！？!?\n了]{2,60}?(?:后再|之后再|然后再)")
+_ZH_PROCEDURE = re.compile(both_scripts(r"先[^。；;！？!?\n了]{1,60}?(?:再|然后|之后再|随后)|[^。；;！？!?\n了]{2,60}?(?:后再|之后再|然后再)"))
 
 
 def zh_imperative(text: str, verbs: Iterable[str], not_verbs: Iterable[str]) -> bool:

@@ -34,7 +34,7 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from memvet.rules import lexicon
-from memvet.rules._hant import to_simplified
+from memvet.rules._hant import both_scripts, to_simplified
 from memvet.rules._patterns import literal_trie
 
 CJK_CHAR = r"\u3400-\u9fff\uf900-\ufaff"
@@ -44,7 +44,7 @@ _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_']*")
 #: Specifics the stripping test removes, most specific first. Each
 #: alternative is a single pass over a character class (no nesting).
 _SPECIFICS = re.compile(
-    r"""
+    both_scripts(r"""
       `[^`\n]{0,400}`                                   # inline code
     | https?://\S+                                      # URLs
     | (?<![\w.@~-])[\w.@~-]*[/\\][\w./\\@~*{}-]+       # paths (a slash inside)
@@ -57,7 +57,7 @@ _SPECIFICS = re.compile(
     | \b[A-Z][a-z]+[A-Z]\w*                             # PascalCase identifiers
     | \b[A-Z]{2,}\w*                                    # CONSTANTS and acronyms
     | [#@$][\w.{}:-]+                                   # tickets, handles, variables
-    """,
+    """),
     re.VERBOSE | re.ASCII,  # \w and \b stop at CJK: "超时是30秒" still masks "30秒"
 )
 

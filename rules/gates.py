@@ -41,6 +41,7 @@ from typing import Any, Iterable
 from memvet.needs import Needs
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules import _sources, _text, lexicon
+from memvet.rules._hant import both_scripts
 from memvet.rules.method import NORMATIVE, NOT_NORMATIVE, USER_WISH
 from memvet.rules import _changelog  # G001's change-log shapes
 
@@ -586,20 +587,20 @@ class StrippingTest(_Gate):
 
 # A number with a unit of measure or a share: "181 ms", "60%", "3200 QPS", "5 次".
 _READING = re.compile(
-    r"(?<![\w.])\d+(?:[.,]\d+)*\s?(?:%|ms|s\b|sec|秒|毫秒|分钟|min\b|小时|h\b|qps|rps|tps|req/s|次|轮|遍|runs?\b|"
-    r"times\b|passes\b|行|rows?\b|条|万|gb\b|mb\b|kb\b)",
+    both_scripts(r"(?<![\w.])\d+(?:[.,]\d+)*\s?(?:%|ms|s\b|sec|秒|毫秒|分钟|min\b|小时|h\b|qps|rps|tps|req/s|次|轮|遍|runs?\b|"
+    r"times\b|passes\b|行|rows?\b|条|万|gb\b|mb\b|kb\b)"),
     re.IGNORECASE)
 # A bare number that is a value: not a list marker ("1."), a version or part of a name.
 _ANY_NUMBER = re.compile(r"(?<![\w.#/-])\d+(?:[.,]\d+)?(?![\w/-]|\.\d|\.\s|\)\s)")
-_DATES = re.compile(r"\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?|\d{1,2}\s*月\s*\d{1,2}\s*[日号]?|"
-                    r"\d{1,2}:\d{2}|\d{1,2}\s*(?:点|am\b|pm\b)", re.IGNORECASE)
+_DATES = re.compile(both_scripts(r"\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?|\d{1,2}\s*月\s*\d{1,2}\s*[日号]?|"
+                    r"\d{1,2}:\d{2}|\d{1,2}\s*(?:点|am\b|pm\b)"), re.IGNORECASE)
 
 
 # A pass count: "72/72 tests pass", "64/64 passing", 全部通过（22/22）.
 # Every form holds a word of G002's ``reading_after`` (tests, passed, passing, 通过), which its
 # declaration asks for.
-_PASS_FRACTION = re.compile(r"(?<![\w./-])(\d+)/(\d+)(?![\w/-]|\.\d)\s*(?:tests?\b(?:\s+pass(?:ed|es)?\b)?|个测试|passed|passing|通过)"
-                            r"|(?:passed|passing|通过)[^\d\n]{0,6}(\d+)/(\d+)(?![\w/-]|\.\d)", re.IGNORECASE)
+_PASS_FRACTION = re.compile(both_scripts(r"(?<![\w./-])(\d+)/(\d+)(?![\w/-]|\.\d)\s*(?:tests?\b(?:\s+pass(?:ed|es)?\b)?|个测试|passed|passing|通过)"
+                            r"|(?:passed|passing|通过)[^\d\n]{0,6}(\d+)/(\d+)(?![\w/-]|\.\d)"), re.IGNORECASE)
 
 
 # A quoted span (straight, curly or backtick quotes): words the memory cites, not its own.
@@ -1080,14 +1081,14 @@ class OneTimeTest(_Gate):
 _PATHISH = re.compile(r"(?<![\w.-])[\w.-]+/[\w./-]+|(?<![\w-])[\w-]+\.(?:md|rst|txt|ts|tsx|js|jsx|py|go|rs|java|kt|rb|json|ya?ml|toml|"
                       r"ini|cfg|conf|env|sql|sh|lock|xml|html|css|proto)\b", re.ASCII)
 # Bare 见 pointing at a named thing: "见 src/x.ts", "见 wiki", "见《手册》".
-_SEE_ZH = re.compile(r"(?<![意常可看遇少罕偏预听瞧])见\s*(?=[A-Za-z0-9_./`\"'“《「])")
+_SEE_ZH = re.compile(both_scripts(r"(?<![意常可看遇少罕偏预听瞧])见\s*(?=[A-Za-z0-9_./`\"'“《「])"))
 # "See X" as an instruction (sentence start or aside), not "I can see".
 _SEE_EN = re.compile(r"(?:^|(?<=[(\[;:.,!?]))\s*(?:see|cf\.)\s+(?=\S)", re.IGNORECASE)
 # "在 docs/deploy.md 里", "is in docs/deploy.md": a location and nothing else.
 _LOCATED = re.compile(
-    r"[在于]\s?`?(?:[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+|[A-Za-z0-9_-]+\.[a-z]{1,5})`?\s?(?:文件)?\s?(?:里|中|内|下)"
+    both_scripts(r"[在于]\s?`?(?:[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+|[A-Za-z0-9_-]+\.[a-z]{1,5})`?\s?(?:文件)?\s?(?:里|中|内|下)"
     r"|\b(?:is|are|lives?|sits?|kept|stored)\s+(?:in|under|at)\s+`?"
-    r"(?:[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+|[A-Za-z0-9_-]+\.[a-z]{1,5})\b",
+    r"(?:[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+|[A-Za-z0-9_-]+\.[a-z]{1,5})\b"),
     re.IGNORECASE)
 
 
@@ -1357,9 +1358,9 @@ class ProvenanceTest(_Gate):
 
     def problem(self, content: str, memory: dict[str, Any], view: _text.View | None = None) -> str | None:
         folded = view.folded if view is not None else _text.fold(content)
-        # 见 and "see"/"cf." are literals of their patterns (which start with a look-behind, so the
+        # 见 (見 folds to it) and "see"/"cf." are literals of their patterns (which start with a look-behind, so the
         # regex engine cannot skip ahead to them): a plain ``in`` first.
-        pointer = (self._pointer.search(content, folded) or ("见" in content and _SEE_ZH.search(content))
+        pointer = (self._pointer.search(content, folded) or ("见" in folded and _SEE_ZH.search(content))
                    or (("see" in folded or "cf." in folded) and _SEE_EN.search(content)) or _LOCATED.search(content))
         if pointer is None:
             return None
@@ -1382,7 +1383,7 @@ class ProvenanceTest(_Gate):
     def _points(self, sentence: str) -> bool:
         """The sentence points somewhere (a path, 见/see, "is in", "the commit message says")."""
         return (_PATHISH.search(sentence) is not None or _LOCATED.search(sentence) is not None
-                or "见" in sentence or _SEE_EN.search(sentence) is not None
+                or "见" in sentence or "見" in sentence or _SEE_EN.search(sentence) is not None
                 or self._pointer.search(sentence) is not None)
 
     def excused(self, memory: dict[str, Any], ctx: Any, view: _text.View) -> bool:

@@ -22,6 +22,7 @@ from typing import Any, Iterable, Iterator
 from memvet.needs import Needs
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules._antecedent import first_clause_start, resolved_before
+from memvet.rules._hant import both_scripts
 from memvet.rules._langdetect import TextScreen, dominant_language, language_of, measure
 from memvet.rules._wordmatch import option_matcher
 from memvet.rules.lexicon import has_cjk
@@ -593,7 +594,7 @@ class ContextDependent(Rule):
 _KIND_WORDS = frozenset({"这类", "这种", "这些", "那类", "那种", "那些", "这几个", "那几个"})
 #: The last list item before such a word: a 、 and then a few characters with no clause break, verb
 #: particle or subordinator ("数量、步进这类"; not "改完 A、B 后这类问题").
-_LAST_ITEM = re.compile(r"、[^，,；;。.!?！？：:、\s的后时了是在把被]{1,10}$")
+_LAST_ITEM = re.compile(both_scripts(r"、[^，,；;。.!?！？：:、\s的后时了是在把被]{1,10}$"))
 
 
 def _after_enumeration(text: str, start: int) -> bool:
@@ -718,9 +719,9 @@ class SceneNameFormat(Rule):
 # --- L004 ----------------------------------------------------------------------------
 
 _DATE = re.compile(
-    r"(?<!\d)(?:(?:19|20)\d{2}[-/.年](?:0?[1-9]|1[0-2])(?:[-/.月](?:0?[1-9]|[12]\d|3[01])日?)?"
+    both_scripts(r"(?<!\d)(?:(?:19|20)\d{2}[-/.年](?:0?[1-9]|1[0-2])(?:[-/.月](?:0?[1-9]|[12]\d|3[01])日?)?"
     r"|(?:0?[1-9]|1[0-2])月(?:0?[1-9]|[12]\d|3[01])[日号]|(?:19|20)\d{2}年)(?!\d)"
-    r"|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?\b",
+    r"|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?\b"),
     re.IGNORECASE)
 
 

@@ -44,6 +44,7 @@ from typing import Any, Iterable
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.needs import Needs
 from memvet.rules import _normform, _text, lexicon
+from memvet.rules._hant import both_scripts
 
 METHOD, FACT = "work_method", "work_fact"
 METHOD_ONLY_METADATA = ("scope", "method_type")
@@ -259,7 +260,7 @@ def is_normative(text: str, norms: re.Pattern[str] | None, not_norms: re.Pattern
 
 
 # 当…时 ("when …"): bounded, so it cannot backtrack across a long text.
-_WHEN_THEN = re.compile(r"[当當][^，。；;,.!?\n]{1,40}?[时時]")  # traditional 當…時 too
+_WHEN_THEN = re.compile(both_scripts(r"[当當][^，。；;,.!?\n]{1,40}?[时時]"))  # traditional 當…時 too
 
 
 class MethodNotNormative(_MethodRule):
@@ -521,13 +522,13 @@ class MethodNotTransferable(_MethodRule):
         version = r"v?\d+(?:\.\d+){1,3}\b"
         not_tickets = "|".join(re.escape(w) for w in o.not_tickets) or r"(?!x)x"
         self._anchors = re.compile(
-            rf"""
+            both_scripts(rf"""
               (?P<hash>(?<![\w/.-])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{{7,40}}\b(?![.]\w|/))
             | (?P<ticket>\b(?!(?:{not_tickets})-)[A-Z][A-Z0-9]{{1,9}}-\d{{2,}}\b|(?<![\w&])\#\d{{2,}}\b)
             | (?P<date>\b\d{{4}}-\d{{1,2}}-\d{{1,2}}\b|\d{{1,2}}\s*月\s*\d{{1,2}}\s*[日号]
                 |\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{{1,2}}\b)
             | (?P<release>(?:{rel})[\s/:_-]{{0,3}}{version}|(?<![\w.]){version}\s{{0,2}}(?:{rel}))
-            """,
+            """),
             re.VERBOSE | re.IGNORECASE)
         tickets = lexicon.compile_words(o.ticket_words)
         self._ticket_ref = (re.compile(rf"(?:{tickets.pattern})\s*[#:：]?\s*\d{{2,}}\b", re.IGNORECASE)
@@ -562,8 +563,8 @@ class MethodNotTransferable(_MethodRule):
 
 
 #: A sentence that narrates: a past-tense auxiliary or verb of change, or 了/过/曾/已 in Chinese.
-_NARRATES = re.compile(r"\b(?:was|were|had|did|got|reverted|rejected|rolled back|introduced|broke|happened)\b"
-                       r"|[了过曾]|已经?", re.IGNORECASE)
+_NARRATES = re.compile(both_scripts(r"\b(?:was|were|had|did|got|reverted|rejected|rolled back|introduced|broke|happened)\b"
+                       r"|[了过曾]|已经?"), re.IGNORECASE)
 
 
 def _in_history_beside_the_rule(text: str, pos: int) -> bool:
@@ -740,10 +741,10 @@ class MethodNotDirective(_MethodRule):
 
 #: The labelled basis clauses of _BASIS_PATTERN (依据：…, "(basis: …)", "reason: …").
 _LABELLED_BASIS = re.compile(
-    r"(?:依据|理由|原因)\s*[:：]\s*[^）)\n]{1,400}"
+    both_scripts(r"(?:依据|理由|原因)\s*[:：]\s*[^）)\n]{1,400}"
     r"|\(\s*(?:basis|reason|rationale)\s*:\s*[^)\n]{1,400}\)"
-    r"|\b(?:basis|reason|rationale)\s*:\s*[^.;\n]{1,400}", re.IGNORECASE)
-_LABELLED_BASIS_HINT = re.compile(r"依据|理由|原因|basis|reason|rationale", re.IGNORECASE)
+    r"|\b(?:basis|reason|rationale)\s*:\s*[^.;\n]{1,400}"), re.IGNORECASE)
+_LABELLED_BASIS_HINT = re.compile(both_scripts(r"依据|理由|原因|basis|reason|rationale"), re.IGNORECASE)
 
 
 # --- M004 -------------------------------------------------------------------------
@@ -850,13 +851,13 @@ _CONCRETE_TOKEN = re.compile(
 
 # --- M005 -------------------------------------------------------------------------
 
+#: The basis forms, readable; _FOLDED_BASIS below is what runs.
 _BASIS_PATTERN = (
     r"(?:依据|根据|理由|原因)\s*[:：]\s*(?P<a>[^）)\n]{1,400})"
     r"|\(\s*(?:basis|reason|rationale)\s*:\s*(?P<b>[^)\n]{1,400})\)"
     r"|(?:basis|reason|rationale)\s*:\s*(?P<c>[^.;\n]{1,400})"
     r"|(?:因为|由于|理由是|原因是)(?P<d>[^。；;！？!?\n]{1,300})"
     r"|\b(?:because|since|as\s+otherwise|due\s+to)\b(?P<e>[^.;!?\n]{1,300})")
-_BASIS = re.compile(_BASIS_PATTERN, re.IGNORECASE)
 
 
 def _literal_first(word: str) -> str:
@@ -875,6 +876,7 @@ def _literal_first(word: str) -> str:
 #: wins at each position), and each branch starts with a literal: the regex
 #: engine then skips to the characters a basis can start with instead of
 #: trying every branch at every character. One group per branch (the clause).
+#: The folded text is simplified already, so the labels stay as written.
 _FOLDED_BASIS = re.compile("|".join(
     [rf"{label}\s*[:：]\s*([^）)\n]{{1,400}})" for label in ("依据", "根据", "理由", "原因")]
     + [r"\(\s*(?:basis|reason|rationale)\s*:\s*([^)\n]{1,400})\)"]
@@ -898,14 +900,14 @@ def stated_bases(content: str, folded: str | None = None) -> list[str]:
 #: Subjects after which an opening auxiliary asks ("do we …", "is it …"); without one it gives an
 #: order ("do one by one", "do 1").
 _ASKED_SUBJECT = r"(?:we|you|they|it|i|he|she|this|that|these|those|there|the|my|our|your|its|their)\b"
-_QUESTION = re.compile(r"[?？]\s*$|^(?:what|how|which|why)\b|"
+_QUESTION = re.compile(both_scripts(r"[?？]\s*$|^(?:what|how|which|why)\b|"
                        rf"^(?:should|do|does|did|is|are|was|were|can|could|would|will|have|has)\s+{_ASKED_SUBJECT}|"
-                       r"吗[？?。]?\s*$|呢[？?。]?\s*$|怎么|如何|是否|你觉得|你看|有什么办法|what do you think",
+                       r"吗[？?。]?\s*$|呢[？?。]?\s*$|怎么|如何|是否|你觉得|你看|有什么办法|what do you think"),
                        re.IGNORECASE)
 #: An open question: it asks for what to do or what to think, and so puts nothing forward ("接口超时设多少合适？",
 #: "What do you think?"). A question without one is a yes/no question about one thing ("do we use progress
 #: bars during these operations?", 你用了 ktransformers 吗): often a user's expectation in the form of a question.
-_OPEN_QUESTION = re.compile(r"\b(?:what|how|which|where|who|when)\b|什么|多少|怎么|如何|哪|几|是否|你觉得|你看|有什么办法",
+_OPEN_QUESTION = re.compile(both_scripts(r"\b(?:what|how|which|where|who|when)\b|什么|多少|怎么|如何|哪|几|是否|你觉得|你看|有什么办法"),
                             re.IGNORECASE)
 
 
@@ -1062,11 +1064,11 @@ def _is_question(text: str) -> bool:
 
 # A question that puts forward what to do ("is there any way to drop the else block",
 # 能不能改成…): the user's own proposal, not a mere question.
-_PROPOSING_QUESTION = re.compile(r"^(?:is there (?:any|a|some) way to|is it possible to|can we|could we|shall we|"
+_PROPOSING_QUESTION = re.compile(both_scripts(r"^(?:is there (?:any|a|some) way to|is it possible to|can we|could we|shall we|"
                                  r"why not|how about|what about)\b|能不能|可不可以|有没有办法|要不要改|不如|为什么不|"
                                  # "why the Span suffix, can they not just be overloads?": the user's alternative
                                  r"\b(?:can|could|should|would)(?:n't|\s+not)?\s+(?:we|they|it|you|i|this|these)\s+"
-                                 r"(?:not\s+)?(?:just|simply)\b",
+                                 r"(?:not\s+)?(?:just|simply)\b"),
                                  re.IGNORECASE)
 
 

@@ -42,6 +42,7 @@ from typing import Any, Callable, Iterator
 from memvet.needs import ANY_STRING, Needs
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules import _text, lexicon
+from memvet.rules._hant import both_scripts
 from memvet.rules._origin import dangerous, fold
 from memvet.rules._secret_forms import ENCODED, encoded_tokens, split_tokens
 from memvet.rules._wordmatch import any_substring, literal_trie, option_matcher
@@ -329,8 +330,8 @@ _PROVIDER_DETECTORS = (
     # The name as a variable (aws_secret_access_key =) or in prose ("the AWS secret key is …",
     # "secret access key: …", "AWS 密钥 …"), then the 40 characters AWS gives every secret key.
     Detector("aws-secret-key", re.compile(
-        r"(?i:aws[ _-]?secret(?:[ _-]?access)?[ _-]?key|secret[ _-]?access[ _-]?key)[\"']?\s{0,3}"
-        r"(?:[=:：]|\bis\b|是|为)?\s{0,3}[\"'`]?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"),
+        both_scripts(r"(?i:aws[ _-]?secret(?:[ _-]?access)?[ _-]?key|secret[ _-]?access[ _-]?key)[\"']?\s{0,3}"
+        r"(?:[=:：]|\bis\b|是|为)?\s{0,3}[\"'`]?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])")),
         group=1, accept=_token, needles=("secret",), lower=True),
     Detector("aliyun-access-key", re.compile(r"\bLTAI[A-Za-z0-9]{12,30}\b"), accept=_random, needles=('LTAI',)),
     Detector("tencent-secret-id", re.compile(r"\bAKID[A-Za-z0-9]{13,40}\b"), accept=_random, needles=('AKID',)),
@@ -369,12 +370,12 @@ def _assignment_detector(keywords: tuple[str, ...]) -> tuple[Detector, ...]:
         out.append(Detector("password", re.compile(
             # "secret key is …", "token 是 …": the keyword may take one noun after a space, and a
             # Latin keyword in Chinese prose takes 是 / 为.
-            r"(?i:" + "|".join(sorted(latin, key=len, reverse=True)) + r")(?i: key| token)?[A-Za-z0-9_-]{0,30}[\"']?"
-            r"\s{0,3}(?:[:=：]|\bis\b|是|为)\s{0,3}" + value), group=1, accept=_random,
+            both_scripts(r"(?i:" + "|".join(sorted(latin, key=len, reverse=True)) + r")(?i: key| token)?[A-Za-z0-9_-]{0,30}[\"']?"
+            r"\s{0,3}(?:[:=：]|\bis\b|是|为)\s{0,3}" + value)), group=1, accept=_random,
             needles=tuple(k.lower() for k in keywords if not lexicon.has_cjk(k)), lower=True))
     if cjk:
         out.append(Detector("password", re.compile(
-            "(?:" + "|".join(sorted(cjk, key=len, reverse=True)) + r")(?:是|为)?\s{0,3}[:=：]?\s{0,3}" + value),
+            both_scripts("(?:" + "|".join(sorted(cjk, key=len, reverse=True)) + r")(?:是|为)?\s{0,3}[:=：]?\s{0,3}" + value)),
             group=1, accept=_random, needles=tuple(k for k in keywords if lexicon.has_cjk(k))))
     return tuple(out)
 
@@ -630,14 +631,14 @@ _THREE_DIGITS = re.compile(r"\d\d\d")
 _LONG_NUMBER = re.compile(r"\d{3}[-\s]?\d{4}[-\s]?\d{4}")
 _LONG_NUMBER_LENGTH = 13
 _DIGIT_CLUSTER = re.compile(r"\d(?:\D{0,2}\d){6}")
-_PHONE_WORD = re.compile(r"(?i:电话|手机|联系方式|phone|mobile|tel)")
+_PHONE_WORD = re.compile(both_scripts(r"(?i:电话|手机|联系方式|phone|mobile|tel)"))
 _PHONE_REACH = 6 + 8
 # Weaker and cheaper than the windows of PersonalData.may_hold: a long number or a
 # phone word anywhere. It starts with a character class (the regex engine skips to
 # digits and the first letters of the words); the lookbehinds re-read that letter.
 _PII_CANDIDATE = re.compile(
-    r"[\d电手联pPmMtT](?:(?<=\d)\d\d[-\s]?\d{4}[-\s]?\d{4}|(?<=电)话|(?<=手)机|(?<=联)系方式"
-    r"|(?<=[pP])(?i:hone)|(?<=[mM])(?i:obile)|(?<=[tT])(?i:el))")
+    both_scripts(r"[\d电手联pPmMtT](?:(?<=\d)\d\d[-\s]?\d{4}[-\s]?\d{4}|(?<=电)话|(?<=手)机|(?<=联)系方式"
+    r"|(?<=[pP])(?i:hone)|(?<=[mM])(?i:obile)|(?<=[tT])(?i:el))"))
 # A necessary condition of _PII_CANDIDATE that the regex engine scans faster: the last
 # eight digits of a _LONG_NUMBER (a first digit outside a repeat is a prefix the
 # engine skips to), or a _PHONE_WORD.
@@ -784,8 +785,8 @@ def _pii_detectors(context_words: tuple[str, ...]) -> tuple[Detector, ...]:
         return sum(c.isdigit() for c in value) >= 7
 
     phone_after_word = re.compile(
-        r"(?<![A-Za-z])(?i:电话|手机号?|联系方式|phone|mobile|tel)[:：\s]{0,3}(?:是|为)?\s{0,2}"
-        r"(\+?\(?\d{1,4}\)?(?:[\s-]?\d{2,4}){2,4})(?![0-9A-Za-z])")
+        both_scripts(r"(?<![A-Za-z])(?i:电话|手机号?|联系方式|phone|mobile|tel)[:：\s]{0,3}(?:是|为)?\s{0,2}"
+        r"(\+?\(?\d{1,4}\)?(?:[\s-]?\d{2,4}){2,4})(?![0-9A-Za-z])"))
     return (
         Detector("national-id", _NATIONAL_ID, accept=national_id),
         Detector("bank-card", _CARD, accept=card),
@@ -1011,14 +1012,14 @@ class InjectedInstruction(Rule):
         if found is None:
             names = "|".join(re.escape(w) for w in sorted(self.options.agent_mentions, key=len, reverse=True))
             found = self.__dict__["_addressed_pattern"] = re.compile(
-                rf"(?:\b(?:note|notice|attention|message|instructions?|reminder|warning|memo|directive|hint)s?\s+"
+                both_scripts(rf"(?:\b(?:note|notice|attention|message|instructions?|reminder|warning|memo|directive|hint)s?\s+"
                 rf"(?:to|for)\s+(?:all\s+|any\s+|the\s+)?|\b(?:dear|hey|hi|hello|attention)\s+(?:all\s+|any\s+)?"
                 rf"|致\s*)(?:{names})"
                 # the name, then (within a few words of the same clause) a colon or a modal
                 rf"|(?:{names})(?:\s*[:：]|(?:[ \t]+[\w'-]+){{0,5}}?[ \t]*[:：]"
                 rf"|(?:[ \t]+[\w'-]+){{0,5}}?[ \t]+(?:must|should|shall|need\s+to|needs\s+to|have\s+to|has\s+to|"
                 rf"are\s+required|is\s+required|always|never|will\s+now|may\s+not|do\s+not|don't|reading\s+this)\b"
-                rf"|[^。！？；.!?;\n]{{0,12}}?(?:请|必须|应当|应该|务必|一律|总是|永远|不要|禁止|都要))",
+                rf"|[^。！？；.!?;\n]{{0,12}}?(?:请|必须|应当|应该|务必|一律|总是|永远|不要|禁止|都要))"),
                 re.IGNORECASE)
         return found
 

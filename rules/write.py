@@ -38,6 +38,7 @@ from pydantic import Field
 
 from memvet.batchfacts import is_rule_step  # 必须先不…: a step of a rule, read the same in messages
 from memvet.placement import task_fields
+from memvet.rules._hant import both_scripts
 from memvet.vocabulary import KINDS, LONG_TERM_KINDS
 from memvet.needs import Needs, TextLayer
 from memvet.rule import Finding, Rule, RuleOptions
@@ -166,15 +167,15 @@ class TemporaryOptions(RuleOptions):
 
 # A temporary marker right after one of these names the alternative that was NOT chosen
 # ("rather than temporarily disabling image generation", 而不是暂时关掉).
-_NOT_CHOSEN = re.compile(r"(?:\b(?:rather than|instead of)|而不是|而非)\s*$", re.IGNORECASE)
+_NOT_CHOSEN = re.compile(both_scripts(r"(?:\b(?:rather than|instead of)|而不是|而非)\s*$"), re.IGNORECASE)
 
 # ... or it is what a proposal the memory reports as declined would have done ("the user did not take
 # the agent's recommendation to temporarily disable linting", 用户没有采纳暂时关掉检查的建议): the lasting
 # fact is that it was turned down. Bounded: the refusal stands at most 80 characters before the marker,
 # in the same clause.
-_DECLINED = re.compile(r"(?:\b(?:did not|didn't|does not|doesn't|never|refused to|chose not to)\s+"
+_DECLINED = re.compile(both_scripts(r"(?:\b(?:did not|didn't|does not|doesn't|never|refused to|chose not to)\s+"
                        r"(?:take|accept|adopt|follow|want|agree to)\b|\b(?:rejected|declined|turned down|vetoed)\b)"
-                       r"[^.;:!?\n]{0,80}$|(?:没有?采纳|未采纳|不采纳|拒绝了?|否决了?|没有?接受|不同意)[^。；：！？\n]{0,40}$",
+                       r"[^.;:!?\n]{0,80}$|(?:没有?采纳|未采纳|不采纳|拒绝了?|否决了?|没有?接受|不同意)[^。；：！？\n]{0,40}$"),
                        re.IGNORECASE)
 
 #: ``_UNTIL_FIXED`` needs this word: a literal for the text layer beside the ``temporary`` list.
@@ -685,10 +686,10 @@ class PreferenceNotAdopted(Rule):
 
 # Values: numbers with an optional unit, versions, paths and URLs, code.
 _VALUE = re.compile(
-    r"`[^`\n]{1,80}`"
+    both_scripts(r"`[^`\n]{1,80}`"
     r"|(?:https?://)?[\w.-]*/[\w./%-]+"
     r"|\bv?\d+(?:\.\d+)*(?:\s?(?:ms|s|sec|seconds?|min|minutes?|h|hours?|days?|gb|mb|kb|%|x"
-    r"|毫秒|秒|分钟|小时|天|次|个|条|倍|兆|G|M|K))?(?![\w.])", re.IGNORECASE)
+    r"|毫秒|秒|分钟|小时|天|次|个|条|倍|兆|G|M|K))?(?![\w.])"), re.IGNORECASE)
 # In English text a technical name (MySQL, PostgreSQL, gRPC, k8s) is a value;
 # in Chinese text every Latin word is.
 _NAME = re.compile(r"\b(?:[A-Za-z]*[a-z][A-Z][A-Za-z0-9]*|[A-Z]{2,}[a-z]*[A-Z]*[A-Za-z0-9]*|[A-Za-z]+\d[\w]*)\b")

@@ -38,7 +38,7 @@ from typing import Any, Iterable
 from pydantic import BaseModel, ConfigDict
 
 from .context import Batch, Message
-from .rules._hant import to_simplified
+from .rules._hant import both_scripts, to_simplified
 
 
 class FactsOptions(BaseModel):
@@ -276,12 +276,12 @@ _WRITING_COMMAND = re.compile(r"^(?:sudo\s+)?(?:git\s+(?:commit|push|mv|rm|merge
 _EDIT_DIFF = re.compile(r"\s*```diff[^\n]*\n(?:.*\n)*?[+-][ \t]", re.ASCII)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
 #: A line of output that reports an error or a failure (the error's own words, not a summary).
-_ERROR_LINE = re.compile(r"(?im)^.*(?:\b\w*(?:error|exception)\b|\btraceback\b|\bfatal\b|\bfailed\b|"
-                         r"\bnot found\b|\bnot provided\b|\bdenied\b|\brefused\b|\bexceeds?\b|报错|错误|失败|异常).*$")
+_ERROR_LINE = re.compile(both_scripts(r"(?im)^.*(?:\b\w*(?:error|exception)\b|\btraceback\b|\bfatal\b|\bfailed\b|"
+                         r"\bnot found\b|\bnot provided\b|\bdenied\b|\brefused\b|\bexceeds?\b|报错|错误|失败|异常).*$"))
 _SPACES = re.compile(r"\s+")
 _TEST_RESULT = re.compile(
-    r"(?i)\b\d+\s+(?:passed|failed|passing|failing|tests?|skipped|errors?)\b|\btests?:\s*\d+|(?:通过|失败)\s*\d+|"
-    r"\d+\s*(?:个)?(?:测试)?(?:通过|失败)")
+    both_scripts(r"(?i)\b\d+\s+(?:passed|failed|passing|failing|tests?|skipped|errors?)\b|\btests?:\s*\d+|(?:通过|失败)\s*\d+|"
+    r"\d+\s*(?:个)?(?:测试)?(?:通过|失败)"))
 # A fenced block; a message cut short may leave the last one open (it runs to the end).
 _FENCE = re.compile(r"(?ms)^[ \t]*(`{3,}|~{3,})([^\n]*)\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)")
 #: A fence info string that names the file the block is for: "css:app/static/style.css"
@@ -459,7 +459,7 @@ def _user_acts(text: str, o: FactsOptions) -> frozenset[str]:
     return frozenset(acts)
 
 
-_RULE_STEP = re.compile(r"(?:必须|务必|须|应该|应当|应|需要)\s*$")
+_RULE_STEP = re.compile(both_scripts(r"(?:必须|务必|须|应该|应当|应|需要)\s*$"))
 
 
 def is_rule_step(text: str, marker: str, start: int) -> bool:
