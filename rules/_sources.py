@@ -17,6 +17,7 @@ from typing import Any
 
 from memvet.batchfacts import file_text, paths
 from memvet.rules import _text
+from memvet.rules._scripts import CJK_CHARS
 
 _STOP = frozenset(w.encode() for w in _text.STOPWORDS)
 
@@ -275,7 +276,7 @@ def _agent_text(ctx: Any) -> str:
                     lambda: "\n".join(m.content for m in ctx.batch.messages if m.role != "user").lower())
 
 
-_WORD_OR_HAN = re.compile(r"[A-Za-z]+|[\u3400-\u9fff]")
+_WORD_OR_HAN = re.compile(f"[A-Za-z]+|[{CJK_CHARS}]")
 
 
 def listed_paths(ctx: Any, content: str, found: list[str], *, words_per_path: int, chars_per_path: int) -> int:

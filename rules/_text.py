@@ -36,8 +36,9 @@ from typing import Any, Iterable
 from memvet.rules import lexicon
 from memvet.rules._hant import both_scripts, to_simplified
 from memvet.rules._patterns import literal_trie
+from memvet.rules._scripts import CJK_CHARS, is_cjk
 
-CJK_CHAR = r"\u3400-\u9fff\uf900-\ufaff"
+CJK_CHAR = CJK_CHARS  # Han and kana (rules/_scripts.py)
 _CJK_RUN = re.compile(f"[{CJK_CHAR}]+")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_']*")
 
@@ -289,7 +290,7 @@ class SourceText:
         return self._stems
 
 
-_LONE_CJK = re.compile("(?<![\u3400-\u9fff\uf900-\ufaff])[\u3400-\u9fff\uf900-\ufaff](?![\u3400-\u9fff\uf900-\ufaff])")
+_LONE_CJK = re.compile(f"(?<![{CJK_CHARS}])[{CJK_CHARS}](?![{CJK_CHARS}])")
 
 
 def _lone_in(sources: list[SourceText]) -> frozenset[str]:
@@ -307,8 +308,7 @@ def _has_lone_char(text: str, char: str) -> bool:
     return False
 
 
-def _is_cjk(ch: str) -> bool:
-    return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
+_is_cjk = is_cjk
 
 
 def _latin_terms(normalized: str) -> frozenset[str]:

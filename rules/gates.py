@@ -42,6 +42,7 @@ from memvet.needs import Needs
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules import _sources, _text, lexicon
 from memvet.rules._hant import both_scripts
+from memvet.rules._scripts import CJK_CHARS
 from memvet.rules.method import NORMATIVE, NOT_NORMATIVE, USER_WISH
 from memvet.rules import _changelog  # G001's change-log shapes
 
@@ -62,9 +63,15 @@ REASONS = [
     "porque", "pois", "já que", "devido a", "por causa", "causa raiz", "caso contrário", "senão", "para evitar",
     "para que", "ou seja", "só quando", "só depois", "ya que", "debido a", "por eso", "de lo contrario",
     "causa raíz", "solo cuando", "sólo cuando",
+    # Japanese and Polish
+    "ため", "ので", "原因は", "が原因", "根本原因", "なぜなら", "そのため", "さもないと", "しないと", "防ぐ",
+    "ponieważ", "dlatego", "z powodu", "przyczyna", "przyczyną", "aby uniknąć", "żeby uniknąć",
+    "w przeciwnym razie", "bo inaczej", "aby", "żeby", "więc",
 ]
 CONDITIONS = ["如果", "若", "一旦", "每当", "当", "when", "whenever", "if", "once",
-              "quando", "sempre que", "cuando", "siempre que"]  # Portuguese, Spanish
+              "quando", "sempre que", "cuando", "siempre que",  # Portuguese, Spanish
+              "場合", "とき", "時は", "際は", "際に", "ならば",  # Japanese
+              "gdy", "kiedy", "jeśli", "jeżeli", "w przypadku"]  # Polish
 PROBLEMS = [
     "修复", "问题", "bug", "故障", "坑", "报错", "错误", "失败", "异常", "崩溃", "泄漏", "死锁", "回归",
     # a change that "solved" something records the problem with its fix (报 X，改成 Y 后解决)
@@ -75,6 +82,10 @@ PROBLEMS = [
     # Portuguese, Spanish
     "erro", "falha", "falhou", "problema", "corrigido", "corrigida", "correção", "resolvido", "contorno",
     "falla", "falló", "corregido", "solucionado", "resuelto",
+    # Japanese, Polish
+    "エラー", "不具合", "バグ", "修正", "回避策", "ハマり", "クラッシュ", "フリーズ", "例外", "動かない", "効かない",
+    "błąd", "błędu", "błędy", "błędem", "awaria", "nie działa", "naprawiono", "naprawiony", "naprawiona",
+    "rozwiązano", "obejście", "problemu", "problem z",
 ]
 DECISIONS = [
     "决定", "决策", "选定", "选用", "约定", "规定", "采用", "要求", "否决", "是否", "待确认", "正在评估", "评估",
@@ -83,6 +94,9 @@ DECISIONS = [
     # Portuguese, Spanish
     "decidido", "decidiu", "decisão", "decidimos", "adotado", "convenção", "exige", "exigem", "requer",
     "decisión", "adoptado", "convención", "requiere",
+    # Japanese (決定 and 採用 fold to 决定 and 采用), Polish
+    "方針", "決めた", "合意", "要件", "必須",
+    "zdecydowano", "decyzja", "decyzję", "postanowiono", "wybrano", "uzgodniono", "wymaga", "wymagane",
 ]
 # Later use the memory names: it guides a future action by definition.
 FUTURE_USE = [
@@ -94,11 +108,15 @@ FUTURE_USE = [
     # Portuguese, Spanish
     "no futuro", "próxima vez", "daqui em diante", "a partir de agora", "en el futuro", "la próxima vez",
     "de ahora en adelante",
+    # Japanese (今後 folds to 今后), Polish
+    "次回", "以降", "次から", "再利用",
+    "w przyszłości", "następnym razem", "od teraz", "na przyszłość",
 ]
 LASTING = [
     "默认", "上限", "下限", "阈值", "基线", "基准", "对比", "长期", "始终", "一直", "永不", "配额", "限制",
     "default", "limit", "cap", "capped", "threshold", "baseline", "benchmark baseline", "quota", "by design",
     "por padrão", "limite", "por defecto", "límite",  # Portuguese, Spanish
+    "デフォルト", "既定", "domyślnie", "domyślny", "domyślna", "próg",  # Japanese, Polish
 ]
 
 
@@ -349,6 +367,13 @@ class StrippingTest(_Gate):
             "renamed", "replaced", "upgraded", "downgraded", "bumped", "migrated", "switched", "moved", "added",
             "removed", "deleted", "updated", "changed", "refactored", "merged", "landed", "completed",
             "introduced", "reformatted", "formatted", "converted", "rewrote", "rewritten", "cleaned up",
+            # Japanese (the verb closes the clause: を追加した, に変更しました), Polish
+            "追加した", "追加しました", "を追加。", "変更した", "変更しました", "に変更", "削除した", "削除しました",
+            "置き換えた", "置き換えました", "に置き換え", "更新した", "更新しました", "移動した", "移動しました",
+            "作成した", "作成しました", "実装した", "実装しました", "リネームした", "引き上げた", "引き下げた",
+            "dodano", "usunięto", "zmieniono", "utworzono", "zaktualizowano", "przeniesiono", "zaimplementowano",
+            "zastąpiono", "dodałem", "usunąłem", "utworzyłem", "zaktualizowałem", "przeniosłem", "zmieniłem",
+            "zaimplementowałem", "zastąpiłem",
         ]
         #: ... and what a user wants ("User wants the helpers moved into src/"): a wish, not a change made
         #: (not what a user believes: "用户认为 X 有问题，但…" is often corrected in the same memory).
@@ -417,7 +442,8 @@ class StrippingTest(_Gate):
         #: A work_artifact told with one of these records the asset it names (a plan, a doc, a
         #: test file just made), which is its job; it is not a change log of that asset.
         artifact_creation: list[str] = ["created", "wrote", "written", "added", "generated", "drafted",
-                                        "创建了", "新建了", "新增了", "编写了", "写了", "生成了", "起草了"]
+                                        "创建了", "新建了", "新增了", "编写了", "写了", "生成了", "起草了",
+                                        "作成した", "作成しました", "utworzono", "utworzyłem"]
         #: A purpose clause is a reason: "moved the tests to test/ to keep the singular folder name".
         purposes: list[str] = ["to keep", "to stay", "to maintain", "to preserve", "for consistency",
                                "consistent with", "以保持", "以便", "保持一致", "便于"]
@@ -433,7 +459,8 @@ class StrippingTest(_Gate):
         #: A fix verb whose object is the problem word ("Fixed the column mismatch error",
         #: 解决了该文件的同步问题): in a work_fact that problem word names what was changed and
         #: keeps nothing (a cause or a pitfall still does, with its own words).
-        fix_verbs: list[str] = ["fixed", "fixes", "resolved", "solved", "修复了", "解决了", "修复", "解决", "修正了"]
+        fix_verbs: list[str] = ["fixed", "fixes", "resolved", "solved", "修复了", "解决了", "修复", "解决", "修正了",
+                                "修正した", "修正しました", "naprawiono", "naprawiłem"]
         #: One try of this batch's work that failed: the try ...
         attempts: list[str] = ["the renames", "the rename", "the attempt", "the attempted", "the first attempt",
                                "the previous attempt", "my attempt", "our attempt", "the retry", "tried to",
@@ -1545,7 +1572,7 @@ class ProvenanceTest(_Gate):
 
 # One clause of a memory: split at commas, semicolons and sentence ends (not inside a path).
 _CLAUSES = re.compile(r"[,;，；。！？!?]\s*|\.(?:\s+|$)")
-_WORD_OR_HAN = re.compile(r"[A-Za-z]+|[\u3400-\u9fff]")
+_WORD_OR_HAN = re.compile(f"[A-Za-z]+|[{CJK_CHARS}]")
 
 
 def _only_locations(content: str) -> bool:

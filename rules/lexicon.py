@@ -7,8 +7,8 @@ list into ONE alternation (longest first, escaped), so a rule makes one
 linear pass over the text per lexicon instead of one per word.
 
 Latin-script entries match on word boundaries and case-insensitively;
-entries containing CJK characters match as substrings (Chinese has no
-spaces between words), in simplified and traditional characters alike
+entries containing CJK characters match as substrings (Chinese and
+Japanese have no spaces between words), in simplified and traditional characters alike
 (应 also matches 應: :mod:`memvet.rules._hant`).
 """
 
@@ -19,8 +19,9 @@ from functools import lru_cache
 from typing import Iterable
 
 from memvet.rules._hant import char_pattern, fold_char
+from memvet.rules._scripts import CJK_CHARS
 
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_CJK = re.compile(f"[{CJK_CHARS}]")
 
 
 def has_cjk(text: str) -> bool:

@@ -69,6 +69,14 @@ NORMATIVE = [
     "deve", "devem", "deve-se", "não deve", "precisa", "precisam", "é preciso", "é necessário", "nunca", "sempre",
     "evite", "evitar", "prefira", "obrigatório", "proibido",
     "debe", "deben", "se debe", "hay que", "es necesario", "siempre", "prefiera", "obligatorio", "prohibido",
+    # Japanese (べき/てはならない/〜こと; 禁止 and 優先 fold to the Chinese entries; a plain negative
+    # such as 使わない states a rule in a method), Polish (należy/trzeba/nie wolno/nigdy)
+    "べき", "てはならない", "てはいけない", "ではならない", "なければならない", "ねばならない", "ないこと",
+    "すること", "しないこと", "ないように", "ようにする", "必ず", "常に", "絶対に", "避ける", "しない", "使わない",
+    "ない。",
+    "należy", "nie należy", "trzeba", "musi", "muszą", "nie wolno", "powinien", "powinna", "powinno", "powinny",
+    "zawsze", "nigdy", "unikaj", "używaj", "nie używaj", "preferuj", "wymagane", "zabronione", "obowiązkowo",
+    "ma być", "mają być",
 ]
 
 #: Compounds that contain a normative character but are not normative
@@ -145,6 +153,10 @@ USER_POSITION = [
     # Portuguese and Spanish
     "usuário prefere", "usuário exige", "usuário insiste", "preferência do usuário", "usuario prefiere",
     "usuario exige", "preferencia del usuario",
+    # Japanese and Polish
+    "ユーザーの指摘", "ユーザー指摘", "ユーザーの方針", "ユーザーの好み", "ユーザーの要望", "ユーザーの指示",
+    "ユーザーの希望", "よう指示", "ように指示", "użytkownik preferuje", "użytkownik wymaga", "użytkownik chce",
+    "preferencja użytkownika", "użytkownik nie chce",
     # a refusal is a prohibition ("User does not want hover effects" = no hover effects)
     "用户不希望", "用户不想要", "用户不喜欢", "用户反对",
     "user does not want", "user doesn't want", "user never wants", "user dislikes", "user does not like",

@@ -56,7 +56,7 @@ def shingles(text: str) -> frozenset[str]:
 
 #: Codes for Latin words, one per token occurrence: above [a-z0-9] (``max(token, code)``
 #: picks the code, ``max(cjk_run, code)`` the run) and below the first CJK character.
-_LATIN_CODES = "".join(map(chr, range(ord("z") + 1, 0x3400)))
+_LATIN_CODES = "".join(map(chr, range(ord("z") + 1, 0x3040)))  # below the first kana
 assert not re.search(f"[{_text.CJK_CHAR}]", _LATIN_CODES)
 #: Most token codes of one call on the bit path: masks stay a few hundred machine words.
 _MAX_CODES = 1 << 14

@@ -39,6 +39,7 @@ from pydantic import Field
 from memvet.batchfacts import is_rule_step  # 必须先不…: a step of a rule, read the same in messages
 from memvet.placement import task_fields
 from memvet.rules._hant import both_scripts
+from memvet.rules._scripts import CJK_CHARS
 from memvet.vocabulary import KINDS, LONG_TERM_KINDS
 from memvet.needs import Needs, TextLayer
 from memvet.rule import Finding, Rule, RuleOptions
@@ -59,7 +60,7 @@ _QUOTED = re.compile(
 # Sentence ends; Chinese commas do NOT end a sentence (a temporary change
 # and its revert are usually two clauses of one sentence).
 _SENTENCE = re.compile(r"[。！？!?；;\n]+|(?<=[A-Za-z0-9)\]])\.(?:\s+|$)")
-_TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+|[A-Za-z][A-Za-z0-9_]*|\d+(?:\.\d+)?")
+_TOKEN = re.compile(f"[{CJK_CHARS}]+|[A-Za-z][A-Za-z0-9_]*|\\d+(?:\\.\\d+)?")
 _STOP = frozenset("""a an the to of in on at for and or but is are was were be been it its this that these
 those with we i you he she they by as from not no do does did just now only so our your their has have
 had will would can could should may might into onto than then there here what which who when how""".split())
@@ -839,6 +840,7 @@ class ProposalOptions(RuleOptions):
         # an offer that waits for a yes, or a fix the user is asked to try
         "好吗", "可以吗", "如果你同意", "你看可以", "要我", "需要我", "let's try", "can you try", "try these changes",
         "if you agree", "if you'd like, i can", "want me to", "do you want me", "could include", "potential additions",
+        "if you want, i can", "if you want i can", "if you'd like i can", "if you want, i'll", "if you'd like, i'll",
     ]
     #: A settled word right after one of these is negated or deferred ("尚未决定",
     #: "由用户决定", "not yet decided", "undecided"). Latin entries may be
@@ -850,6 +852,7 @@ class ProposalOptions(RuleOptions):
     open_markers: list[str] = [
         "待确认", "待用户", "待定", "尚未", "未确认", "还没确认", "未决定", "未定", "提议", "候选", "可选",
         "正在评估", "评估中", "方案之一", "agent 提出", "agent 建议", "agent 推荐", "助手建议", "助手推荐",
+        "assistant 提出", "assistant 建议", "助手提出", "等用户确认", "等待用户", "还等用户",
         "proposed by", "suggested by", "recommended by", "the assistant recommends", "the assistant suggests",
         "the assistant proposes", "it recommends", "it suggests", "awaiting", "pending", "not yet", "unconfirmed",
         "to be confirmed", "under evaluation", "tbd", "candidate", "no decision", "undecided", "open question",
@@ -979,7 +982,14 @@ class ProposalAsDecision(Rule):
           already writes such a memory as pending, so it cannot become an
           active rule; and an assistant's analysis written beside its own
           "option 1" reads the same as the proposal, so a reject would
-          often re-ask a correct answer.
+          often re-ask a correct answer;
+        - a work_task whose only sources are assistant messages, written
+          from the paragraph of an offer that waits for the user (要我…吗,
+          "would you like", "if you want, I can …", as the batch facts read
+          it) that no user message took: certain (reject), unless it keeps
+          itself open (待确认, "awaiting the user"); uncertain (warns) when
+          the message only announces the agent's own next step ("let's
+          try …") or the record is a method W006 rerouted to task state.
 
     Why is this bad?
         An open proposal must be recorded as open ("正在评估…",
@@ -992,6 +1002,10 @@ class ProposalAsDecision(Rule):
         ```json
         {"content": "项目决定 Docker 镜像改用多阶段构建、运行阶段基于 distroless。", "type": "work_fact",
          "priority": 80}
+        ```
+        assistant: Lint passed. If you want, I can add a script in test/ that checks wheel-only motion.
+        ```json
+        {"content": "Add a script in test/ that checks wheel-only motion.", "type": "work_task", "priority": 75}
         ```
         assistant: The dashboard polls /stats every 2 seconds. I'd suggest moving to server-sent events.
         ```json
@@ -1194,11 +1208,18 @@ class ProposalAsDecision(Rule):
             return ()
         from_proposal = overlap(mine, self._region(proposer, ctx)) >= self.options.min_share * weight
         if record.get("kind") not in LONG_TERM_KINDS:
-            # Task state (a next step, or a preference W006 already rerouted) does not outlive
-            # the task: an unadopted proposal restated there is worth a warning, not a re-ask.
+            # Task state (a next step, or a preference W006 already rerouted): the assistant's offer
+            # written as the work to do, from the proposing paragraph itself, with no user source and
+            # no word that keeps it open. Seed 000 asks for it as pending (待确认); labelled answers
+            # bear this out (nine such tasks a reviewer would not keep, no kept one, measured when
+            # this was made certain in session 19).
+            # Certain only for a work_task from a message the batch facts read as an offer that waits
+            # for the user (not the agent's "let's try" about its own next step); a method W006
+            # rerouted here was judged by W006 already.
+            certain = record.get("type") == "work_task" and "proposes" in ctx.facts.of(proposer).acts
             return [Finding(f"it states as the plan what an assistant proposal ({proposal!r}) only offered, and no "
                             "user message accepted it; say that it awaits the user", path="/content",
-                            confidence="low")] if from_proposal else ()
+                            confidence=None if certain else "low")] if from_proposal else ()
         if from_proposal:
             # Low as well: restating the proposing paragraph is strong evidence, but an
             # assistant-only analysis written next to its own "option 1" reads the same, and a

@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict
 
 from .context import Batch, Message
 from .rules._hant import both_scripts, to_simplified
+from .rules._scripts import CJK_CHARS
 
 
 class FactsOptions(BaseModel):
@@ -55,12 +56,17 @@ class FactsOptions(BaseModel):
         "ok", "okay", "yes", "yep", "yeah", "sure", "go ahead", "go for it", "sounds good", "agreed", "agree",
         "lgtm", "looks good", "do it", "let's do", "let's go", "please do", "perfect", "great", "that works",
         "fine", "correct", "right", "proceed", "continue", "do 1", "do 2", "do 3", "option 1", "option 2",
+        # Japanese, Polish
+        "はい", "お願いします", "それで", "いいです", "いいね", "オッケー", "了解", "進めて", "そうして",
+        "tak", "dobrze", "zgoda", "świetnie", "kontynuuj", "zrób to", "działa",
     ]
     #: A user message with one of these rejects or corrects the assistant.
     reject: list[str] = [
         "不对", "不是这样", "错了", "搞错", "弄错", "不要这样", "不行", "不用", "别这样", "撤销", "回滚", "改回去", "不同意",
         "you got it wrong", "that's wrong", "that is wrong", "not what i", "wrong", "revert", "undo that",
         "don't do that", "do not do that", "no,", "nope", "i disagree", "that's not", "incorrect",
+        "違う", "ちがう", "そうじゃない", "やめて", "ダメ", "だめ", "元に戻して",  # Japanese
+        "nie,", "źle", "błędnie", "nie tak", "cofnij",  # Polish
     ]
     #: A user message with one of these states a position, a preference or a rule.
     state: list[str] = [
@@ -69,6 +75,8 @@ class FactsOptions(BaseModel):
         "i want", "i'd like", "i would like", "i prefer", "i like", "i always", "i never", "we use", "we always",
         "let's keep", "let's use", "keep the", "always", "never", "must", "should", "prefer", "rule", "convention",
         "from now on", "going forward", "don't", "do not", "i think", "i believe",
+        "してほしい", "常に", "必ず", "今後", "禁止", "しないで", "べき",  # Japanese
+        "chcę", "wolę", "zawsze", "nigdy", "zapamiętaj", "należy", "używaj", "nie używaj",  # Polish
     ]
     #: A user message with one of these marks a change as temporary.
     temporary: list[str] = [
@@ -81,6 +89,8 @@ class FactsOptions(BaseModel):
         # which as often says "no longer needed"
         "现在先不", "目前先不", "这次不用", "这次不需要", "这次先不", "本次不需要",
         "not now", "not right now", "not at the moment", "not for this release",
+        "とりあえず", "一旦", "暫定", "今だけ", "一時的",  # Japanese
+        "na razie", "tymczasowo", "na teraz",  # Polish
     ]
     #: An assistant message with one of these proposes and waits for the user.
     propose: list[str] = [
@@ -89,7 +99,9 @@ class FactsOptions(BaseModel):
         "i'd suggest", "i suggest", "i recommend", "i'd recommend", "i propose", "my suggestion", "you could",
         "you might", "would you like", "do you want me", "shall i", "should i", "which do you prefer",
         "which one do you", "let me know", "option a", "option b", "option 1", "option 2", "proposed changes",
-        "here are my proposed", "consider",
+        "here are my proposed", "consider", "if you want, i can", "if you'd like, i can", "want me to",
+        "提案", "おすすめ", "推奨", "いかがでしょうか", "しますか", "どちらが", "よろしいですか",  # Japanese
+        "proponuję", "sugeruję", "czy chcesz", "czy mam", "polecam", "rekomenduję",  # Polish
     ]
     #: An assistant message with one of these reports work it has done.
     done: list[str] = [
@@ -134,7 +146,7 @@ class FactsOptions(BaseModel):
 
 # --- word lists ----------------------------------------------------------------------
 
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_CJK = re.compile(f"[{CJK_CHARS}]")
 
 
 class _WordList:

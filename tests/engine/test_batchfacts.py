@@ -27,12 +27,14 @@ def acts(*lines: str) -> list[list[str]]:
     return [sorted(f.acts) for f in compute(load_context(batch(*lines))).messages]
 
 
-@pytest.mark.parametrize("text", ["确定", "好的，就这样", "可以", "ok", "Yes, go ahead.", "do 1", "sounds good"])
+@pytest.mark.parametrize("text", ["确定", "好的，就这样", "可以", "ok", "Yes, go ahead.", "do 1", "sounds good",
+                                  "はい、それでお願いします", "Tak, zrób to."])
 def test_user_accepts(text):
     assert "accepts" in acts(f"user: {text}")[0]
 
 
-@pytest.mark.parametrize("text", ["不对，应该用订单号", "You got it wrong, revert it.", "No, that's wrong."])
+@pytest.mark.parametrize("text", ["不对，应该用订单号", "You got it wrong, revert it.", "No, that's wrong.",
+                                  "違うって、ライブだとFPSを取得して再生しろ", "Nie, źle: nadal generujesz pliki md."])
 def test_user_rejects_and_is_no_acceptance(text):
     found = acts(f"user: {text}")[0]
     assert "rejects" in found and "accepts" not in found
@@ -47,6 +49,8 @@ def test_a_long_message_that_only_contains_ok_is_not_an_acceptance():
     ("分页怎么做比较好？", "asks"), ("How do I use npm version?", "asks"),
     ("以后所有列表接口都用游标分页", "states"), ("I prefer git mv over mv so history is kept.", "states"),
     ("演示完再说，先把验证码关掉", "temporary"), ("Turn the cache off for the demo.", "temporary"),
+    ("とりあえずキャッシュを切っておいて", "temporary"), ("Na razie wyłącz cache.", "temporary"),
+    ("今後は必ず uv を使って", "states"), ("Zapamiętaj: zawsze sprawdzaj projekt memory.", "states"),
 ])
 def test_user_message_acts(text, act):
     assert act in acts(f"user: {text}")[0]

@@ -1,0 +1,24 @@
+"""The characters memvet reads as CJK script: Chinese (Han) and Japanese (kana).
+
+Chinese and Japanese write words without spaces, so a word-list entry in
+either matches as a substring, and overlap is measured over character
+n-grams, not words. Han characters alone left Japanese prose half unread:
+its kana (the inflections, particles and loanwords of every sentence) fell
+between the Latin and the Han tests, so 付けない or べき never matched, and a
+Japanese sentence counted only its kanji. Korean Hangul is written with
+spaces between words and reads as words already.
+
+``CJK_CHARS`` is the body of a regex character class (``f"[{CJK_CHARS}]"``).
+"""
+
+from __future__ import annotations
+
+#: Hiragana, katakana (with ー and ・), katakana extensions, CJK ideographs (extension A and the
+#: unified block), compatibility ideographs, halfwidth katakana.
+CJK_CHARS = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f"
+
+
+def is_cjk(ch: str) -> bool:
+    """Is the character ``ch`` one of :data:`CJK_CHARS`?"""
+    return ("\u3400" <= ch <= "\u9fff" or "\u3040" <= ch <= "\u30ff" or "\uf900" <= ch <= "\ufaff"
+            or "\u31f0" <= ch <= "\u31ff" or "\uff66" <= ch <= "\uff9f")
