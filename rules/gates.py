@@ -67,11 +67,14 @@ REASONS = [
     "ため", "ので", "原因は", "が原因", "根本原因", "なぜなら", "そのため", "さもないと", "しないと", "防ぐ",
     "ponieważ", "dlatego", "z powodu", "przyczyna", "przyczyną", "aby uniknąć", "żeby uniknąć",
     "w przeciwnym razie", "bo inaczej", "aby", "żeby", "więc",
+    # Vietnamese
+    "vì", "bởi vì", "do đó", "vì vậy", "nguyên nhân", "để tránh", "nếu không", "để", "nên",
 ]
 CONDITIONS = ["如果", "若", "一旦", "每当", "当", "when", "whenever", "if", "once",
               "quando", "sempre que", "cuando", "siempre que",  # Portuguese, Spanish
               "場合", "とき", "時は", "際は", "際に", "ならば",  # Japanese
-              "gdy", "kiedy", "jeśli", "jeżeli", "w przypadku"]  # Polish
+              "gdy", "kiedy", "jeśli", "jeżeli", "w przypadku",  # Polish
+              "khi", "nếu", "mỗi khi", "trong trường hợp"]  # Vietnamese
 PROBLEMS = [
     "修复", "问题", "bug", "故障", "坑", "报错", "错误", "失败", "异常", "崩溃", "泄漏", "死锁", "回归",
     # a change that "solved" something records the problem with its fix (报 X，改成 Y 后解决)
@@ -86,6 +89,7 @@ PROBLEMS = [
     "エラー", "不具合", "バグ", "修正", "回避策", "ハマり", "クラッシュ", "フリーズ", "例外", "動かない", "効かない",
     "błąd", "błędu", "błędy", "błędem", "awaria", "nie działa", "naprawiono", "naprawiony", "naprawiona",
     "rozwiązano", "obejście", "problemu", "problem z",
+    "lỗi", "sửa lỗi", "không hoạt động", "bị lỗi", "khắc phục", "giải quyết",  # Vietnamese
 ]
 DECISIONS = [
     "决定", "决策", "选定", "选用", "约定", "规定", "采用", "要求", "否决", "是否", "待确认", "正在评估", "评估",
@@ -97,6 +101,7 @@ DECISIONS = [
     # Japanese (決定 and 採用 fold to 决定 and 采用), Polish
     "方針", "決めた", "合意", "要件", "必須",
     "zdecydowano", "decyzja", "decyzję", "postanowiono", "wybrano", "uzgodniono", "wymaga", "wymagane",
+    "quyết định", "yêu cầu", "bắt buộc", "đã chọn",  # Vietnamese
 ]
 # Later use the memory names: it guides a future action by definition.
 FUTURE_USE = [
@@ -111,12 +116,14 @@ FUTURE_USE = [
     # Japanese (今後 folds to 今后), Polish
     "次回", "以降", "次から", "再利用",
     "w przyszłości", "następnym razem", "od teraz", "na przyszłość",
+    "sau này", "lần sau", "từ nay", "về sau",  # Vietnamese
 ]
 LASTING = [
     "默认", "上限", "下限", "阈值", "基线", "基准", "对比", "长期", "始终", "一直", "永不", "配额", "限制",
     "default", "limit", "cap", "capped", "threshold", "baseline", "benchmark baseline", "quota", "by design",
     "por padrão", "limite", "por defecto", "límite",  # Portuguese, Spanish
     "デフォルト", "既定", "domyślnie", "domyślny", "domyślna", "próg",  # Japanese, Polish
+    "mặc định", "giới hạn",  # Vietnamese
 ]
 
 
@@ -374,6 +381,8 @@ class StrippingTest(_Gate):
             "dodano", "usunięto", "zmieniono", "utworzono", "zaktualizowano", "przeniesiono", "zaimplementowano",
             "zastąpiono", "dodałem", "usunąłem", "utworzyłem", "zaktualizowałem", "przeniosłem", "zmieniłem",
             "zaimplementowałem", "zastąpiłem",
+            # Vietnamese (đã = done)
+            "đã thêm", "đã cập nhật", "đã sửa", "đã xóa", "đã đổi", "đã tạo", "đã chuyển", "đã thay",
         ]
         #: ... and what a user wants ("User wants the helpers moved into src/"): a wish, not a change made
         #: (not what a user believes: "用户认为 X 有问题，但…" is often corrected in the same memory).

@@ -23,6 +23,7 @@ from memvet.needs import Needs
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules._antecedent import first_clause_start, resolved_before
 from memvet.rules._hant import both_scripts
+from memvet.rules import _latin
 from memvet.rules._langdetect import TextScreen, dominant_language, language_of, measure
 from memvet.rules._wordmatch import option_matcher
 from memvet.rules.lexicon import has_cjk
@@ -79,6 +80,18 @@ class LanguageMismatch(Rule):
         that commit is Chinese framing around a quoted commit message).
         A paraphrase in the other language is still judged.
 
+        Latin-script languages count as one side of that measure, so an
+        English batch is also told from a German, Polish or Portuguese one
+        by function words (``rules/_latin.py``: "the", "with", "should"
+        against "und", "się", "não"). When the batch's user and assistant
+        prose holds at least ``latin_min_batch_words`` of them and one side
+        has ``latin_ratio`` times the other's, a text with at least
+        ``latin_min_text_words`` that leans the other way is written in the
+        wrong language: a German user whose assistant answers in English at
+        length has an English batch. Only English against the others is
+        judged (Portuguese and Spanish share most of their function words),
+        and a span quoted word for word from a new message is left out.
+
     Why is this bad?
         Every free-text field belongs in the language the people
         talk in; a recall layer that mixes languages matches worse and
@@ -95,6 +108,14 @@ class LanguageMismatch(Rule):
         ```json
         {"new_scene_name": "billing｜webhook 重试", "new_scene_reason": "No pool scene covers webhook retries.",
          "memories": [{"content": "计费服务的 webhook 最多重试五次。", "type": "work_fact", "priority": 80}]}
+        ```
+
+        user: Ich möchte, dass die MLX-Modelle mit den PyTorch-Modellen äquivalent sind.
+        assistant: I will compare the layers one by one, and then I will check the weight converter,
+        because the converter is where most of the differences come from in this kind of port.
+        ```json
+        {"content": "Die MLX-Modelle sollen bei gleichen Gewichten äquivalent zu den PyTorch-Modellen sein.",
+         "type": "work_task", "priority": 85}
         ```
 
     Use instead:
@@ -132,6 +153,13 @@ class LanguageMismatch(Rule):
         #: A run of the other language this long (characters) that a new message of the batch
         #: holds word for word is a quotation, left out before the text is judged.
         verbatim_min_chars: int = 12
+        #: Latin-script languages (English, German, Polish, ...) are told apart by their function
+        #: words: a side is decided with at least this many of them in the batch's prose ...
+        latin_min_batch_words: int = 12
+        #: ... or in one text ...
+        latin_min_text_words: int = 3
+        #: ... and this many times the other side's.
+        latin_ratio: float = 2.0
 
     def _batch_language(self, ctx: Any) -> str:
         o = self.options
@@ -168,10 +196,45 @@ class LanguageMismatch(Rule):
         rest = _without_quotations(text, other, ctx, self.options.verbatim_min_chars)
         return rest == text or self._text_language(rest) == other
 
+    def _batch_latin(self, ctx: Any) -> str | None:
+        """The Latin-script language of the batch's user and assistant prose ("English", "German"...), or None."""
+        o = self.options
+        key = f"L001.batch-latin:{o.latin_min_batch_words}:{o.latin_ratio}"
+        memo = ctx.batch.memo
+        if key not in memo:
+            total = _latin.LatinCounts()
+            for m in ctx.batch.messages:
+                if m.role in ("user", "assistant"):
+                    total = total + _latin.count(m.content)
+            memo[key] = _latin.verdict(total, min_words=o.latin_min_batch_words, ratio=o.latin_ratio)
+        return memo[key]
+
+    def _latin_mismatch(self, text: str, batch: str, ctx: Any) -> str | None:
+        """The Latin-script language ``text`` is written in when one side of English / not English
+        differs from ``batch``'s, or None. Close languages (Portuguese and Spanish share most function
+        words) are not told apart: only English against the others. Quoted spans that a new message
+        holds word for word (a commit message, the user's words) are left out first."""
+        o = self.options
+
+        def mismatch(found: str | None) -> bool:
+            return found is not None and (found == "English") != (batch == "English")
+
+        found = _latin.verdict(_latin.count(text), min_words=o.latin_min_text_words, ratio=o.latin_ratio)
+        if not mismatch(found):
+            return None
+        rest = _without_quoted_spans(text, ctx, o.verbatim_min_chars)
+        if rest != text:
+            found = _latin.verdict(_latin.count(rest), min_words=o.latin_min_text_words, ratio=o.latin_ratio)
+        return found if mismatch(found) else None
+
     def check(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
         batch = self._batch_language(ctx)
         if batch not in ("zh", "en"):
             return
+        if batch == "en":
+            latin = self._batch_latin(ctx)
+            if latin is not None:
+                yield from self._latin_findings(scene, latin, ctx)
         # Only a text judged in the other language is a finding.
         other = "en" if batch == "zh" else "zh"
         name = scene.get("new_scene_name")
@@ -190,9 +253,28 @@ class LanguageMismatch(Rule):
                     if isinstance(content, str) and self._own_words_in(content, other, ctx):
                         yield self._finding(f"/memories/{j}/content", "content", other)
 
+    def _latin_findings(self, scene: dict[str, Any], batch: str, ctx: Any) -> Iterator[Finding]:
+        """Texts in another Latin-script language than the batch's (German in an English batch)."""
+        name = scene.get("new_scene_name")
+        if isinstance(name, str):
+            parts = split_scene_name(name)
+            written = self._latin_mismatch(parts[1] if parts else name, batch, ctx)
+            if written:
+                yield self._finding("/new_scene_name", "the scene topic", written, batch)
+        reason = scene.get("new_scene_reason")
+        if isinstance(reason, str) and (written := self._latin_mismatch(reason, batch, ctx)):
+            yield self._finding("/new_scene_reason", "new_scene_reason", written, batch)
+        memories = scene.get("memories")
+        if isinstance(memories, list):
+            for j, memory in enumerate(memories):
+                content = memory.get("content") if isinstance(memory, dict) else None
+                if isinstance(content, str) and (written := self._latin_mismatch(content, batch, ctx)):
+                    yield self._finding(f"/memories/{j}/content", "content", written, batch)
+
     @staticmethod
-    def _finding(path: str, what: str, written: str) -> Finding:
-        written, expected = ("Chinese", "English") if written == "zh" else ("English", "Chinese")
+    def _finding(path: str, what: str, written: str, expected: str | None = None) -> Finding:
+        if expected is None:
+            written, expected = ("Chinese", "English") if written == "zh" else ("English", "Chinese")
         return Finding(f"{what} is written in {written}, but the new messages are mostly {expected}; "
                        f"write it in {expected}", path=path)
 
@@ -207,6 +289,21 @@ _RUN_ENDS = " \t\n.,;:!?。，；：！？、"
 #: Text between quotation marks ("…", “…”, '…', 「…」, 『…』, `…`): a quotation can sit inside a longer
 #: run of its language ('commit e373e5a "Fix …"'), so the quoted part is tested on its own too.
 _QUOTED = re.compile(r'"([^"\n]+)"|“([^”\n]+)”|\'([^\'\n]+)\'|「([^」\n]+)」|『([^』\n]+)』|`([^`\n]+)`')
+
+
+def _without_quoted_spans(text: str, ctx: Any, min_chars: int) -> str:
+    """``text`` with each quoted span that a new message holds word for word blanked out."""
+    if not any(q in text for q in "\"“'「『`"):
+        return text
+    messages = [m.content for m in ctx.batch.messages]
+
+    def blank(m: re.Match[str]) -> str:
+        inner = next(g for g in m.groups() if g is not None).strip(_RUN_ENDS)
+        if len(inner) >= min_chars and any(inner in message for message in messages):
+            return " " * len(m.group(0))
+        return m.group(0)
+
+    return _QUOTED.sub(blank, text)
 
 
 def _without_quotations(text: str, language: str, ctx: Any, min_chars: int) -> str:

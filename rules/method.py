@@ -77,6 +77,9 @@ NORMATIVE = [
     "należy", "nie należy", "trzeba", "musi", "muszą", "nie wolno", "powinien", "powinna", "powinno", "powinny",
     "zawsze", "nigdy", "unikaj", "używaj", "nie używaj", "preferuj", "wymagane", "zabronione", "obowiązkowo",
     "ma być", "mają być",
+    # Vietnamese (phải/không được/nên/cần/luôn/đừng)
+    "phải", "không được", "nên", "cần", "luôn", "không bao giờ", "tránh", "bắt buộc", "cấm", "ưu tiên", "đừng",
+    "hãy", "chỉ được", "không dùng", "không sử dụng",
 ]
 
 #: Compounds that contain a normative character but are not normative
@@ -157,6 +160,7 @@ USER_POSITION = [
     "ユーザーの指摘", "ユーザー指摘", "ユーザーの方針", "ユーザーの好み", "ユーザーの要望", "ユーザーの指示",
     "ユーザーの希望", "よう指示", "ように指示", "użytkownik preferuje", "użytkownik wymaga", "użytkownik chce",
     "preferencja użytkownika", "użytkownik nie chce",
+    "người dùng muốn", "người dùng yêu cầu", "người dùng thích", "người dùng quy định", "người dùng không muốn",
     # a refusal is a prohibition ("User does not want hover effects" = no hover effects)
     "用户不希望", "用户不想要", "用户不喜欢", "用户反对",
     "user does not want", "user doesn't want", "user never wants", "user dislikes", "user does not like",

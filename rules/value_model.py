@@ -174,11 +174,11 @@ class ValueModel(Rule):
         wrote or read files, committed, ran tests or printed errors). At ``drop_at`` or
         above it drops the memory; from ``warn_at`` it gives a low-confidence
         finding (a warning, and a question for the optional LLM judge). The
-        message names the signs that weighed most. Trained on 2,971 reviewed
-        memories of real answers to 81 real sessions; cross-validated by
+        message names the signs that weighed most. Trained on 3,049 reviewed
+        memories of real answers to 83 real sessions; cross-validated by
         session (``scripts/train_value_model.py --cv``), the defaults take
-        the junk memories caught from 585 to 686 of 1,185 and leave 1,272
-        instead of 1,286 of 1,489 good memories untouched.
+        the junk memories caught from 604 to 707 of 1,215 and leave 1,291
+        instead of 1,301 of 1,526 good memories untouched.
 
     Why is this bad?
         The extraction contract keeps only what a later session cannot

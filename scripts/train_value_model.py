@@ -28,7 +28,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-C = 0.3          # L2 strength, chosen by grouped cross-validation (0.1 / 0.3 / 1 differ by < 0.01 AUC)
+C = 0.25         # L2 strength, chosen by grouped cross-validation (0.1 / 0.3 / 1 differ by < 0.01 AUC);
+                 # session 19: 0.25 (CV 707/1,215 junk) over 0.3 (711/1,215, the same good count), because at 0.3
+                 # the 83-session model drops dev-103 of the labelled dev corpus (0.902), which must stay exact
 FOLDS = 12       # grouped by session: a session is never in both the training and the test fold
 
 

@@ -59,6 +59,7 @@ class FactsOptions(BaseModel):
         # Japanese, Polish
         "はい", "お願いします", "それで", "いいです", "いいね", "オッケー", "了解", "進めて", "そうして",
         "tak", "dobrze", "zgoda", "świetnie", "kontynuuj", "zrób to", "działa",
+        "được", "đồng ý", "tiếp tục", "làm đi",  # Vietnamese
     ]
     #: A user message with one of these rejects or corrects the assistant.
     reject: list[str] = [
@@ -67,6 +68,7 @@ class FactsOptions(BaseModel):
         "don't do that", "do not do that", "no,", "nope", "i disagree", "that's not", "incorrect",
         "違う", "ちがう", "そうじゃない", "やめて", "ダメ", "だめ", "元に戻して",  # Japanese
         "nie,", "źle", "błędnie", "nie tak", "cofnij",  # Polish
+        "không đúng", "sai rồi", "không phải",  # Vietnamese
     ]
     #: A user message with one of these states a position, a preference or a rule.
     state: list[str] = [
@@ -77,6 +79,7 @@ class FactsOptions(BaseModel):
         "from now on", "going forward", "don't", "do not", "i think", "i believe",
         "してほしい", "常に", "必ず", "今後", "禁止", "しないで", "べき",  # Japanese
         "chcę", "wolę", "zawsze", "nigdy", "zapamiętaj", "należy", "używaj", "nie używaj",  # Polish
+        "tôi muốn", "luôn", "không bao giờ", "phải", "không được", "đừng",  # Vietnamese
     ]
     #: A user message with one of these marks a change as temporary.
     temporary: list[str] = [
@@ -91,6 +94,7 @@ class FactsOptions(BaseModel):
         "not now", "not right now", "not at the moment", "not for this release",
         "とりあえず", "一旦", "暫定", "今だけ", "一時的",  # Japanese
         "na razie", "tymczasowo", "na teraz",  # Polish
+        "tạm thời", "trước mắt",  # Vietnamese
     ]
     #: An assistant message with one of these proposes and waits for the user.
     propose: list[str] = [
@@ -102,6 +106,7 @@ class FactsOptions(BaseModel):
         "here are my proposed", "consider", "if you want, i can", "if you'd like, i can", "want me to",
         "提案", "おすすめ", "推奨", "いかがでしょうか", "しますか", "どちらが", "よろしいですか",  # Japanese
         "proponuję", "sugeruję", "czy chcesz", "czy mam", "polecam", "rekomenduję",  # Polish
+        "đề xuất", "gợi ý", "bạn có muốn",  # Vietnamese
     ]
     #: An assistant message with one of these reports work it has done.
     done: list[str] = [

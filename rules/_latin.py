@@ -1,0 +1,103 @@
+"""Which Latin-script language a prose text is written in, from its function words.
+
+:mod:`memvet.rules._langdetect` tells Chinese from English; every Latin
+script counts as English there. A German, Polish or Portuguese user whose
+assistant answers in English gets batches that are mostly English, and an
+answer written in the user's language is then in the wrong language for the
+contract -- which the Han/Latin measure cannot see. Function words tell
+these languages apart: they are frequent, short, and each language has its
+own ("und der die das", "się że nie jest", "não uma para"). A text is
+judged only when it holds enough of them (``min_words``) and one side
+clearly outweighs the other, so a short note, a product name ("La Liga")
+or a quoted phrase decides nothing.
+
+Words that are also common English ("a", "in", "to", "was", "will",
+"also", "per", "con", "die") are in no list: the English count is what
+tells English apart, and a word shared with English would count for both.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from memvet.rules._langdetect import strip_code
+
+#: English function words that no language below shares (so a German text does not count them).
+ENGLISH = frozenset("""
+the this that these those are were been being does did have has had of with from into onto over under about
+than then if when while because and or but not nor never always only also must should shall would could might
+it its it's they them their our you your he she his her my which who whom whose what where why how there here
+all any each every some most more less such very just before after until since don't doesn't isn't aren't
+can't won't shouldn't mustn't instead rather both either neither is be by for
+""".split())
+
+#: Function words of other languages, none of them common English.
+OTHERS: dict[str, frozenset[str]] = {
+    "German": frozenset("""und der das ist nicht mit für auf dem des ein eine einen einem sich auch wird werden
+        sind oder aber wenn dass nach noch kann muss zum zur bei wie über ich wir sie diese dieser dieses nur
+        alle jetzt soll sollen keine kein müssen wurde wurden durch ohne beim vom""".split()),
+    "French": frozenset("""le les et pas dans une des du que qui sur avec ce cette sont mais nous vous je au aux
+        être fait ces sans leur très peut comme elle ils""".split()),
+    "Spanish": frozenset("""los las para una por que como pero está esta este más sobre también cuando muy sin
+        puede hay ser todo desde hasta""".split()),
+    "Portuguese": frozenset("""não uma para que do da das ao mais mas está são pelo pela também quando muito sem
+        pode ser todo isso esse essa como""".split()),
+    "Polish": frozenset("""nie się że jest na jak dla czy oraz przez już tylko są tak aby lub być może jeśli
+        należy gdy który która które tego tym ten ta jego gdzie żeby też bez przed przy między więc kiedy
+        jeżeli został została zostały każdy wszystkie np""".split()),
+    "Italian": frozenset("""il gli della che sono più anche questo questa essere delle degli nel nella una
+        perché quando molto""".split()),
+    "Vietnamese": frozenset("""và của là không được các những cho với trong này để khi thì có một đã sẽ phải
+        nếu từ người""".split()),
+    "Dutch": frozenset("""het een niet met voor dat zijn ook maar naar bij wordt worden kunnen moet deze
+        wanneer omdat""".split()),
+}
+
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+#: A name, not prose: an inner capital (camelCase, iPhone) or all capitals longer than one letter.
+_NAME = re.compile(r"^.+[A-Z]|^[A-Z]{2,}$")
+
+
+@dataclass(frozen=True, slots=True)
+class LatinCounts:
+    """Function words of one text: English ones and each other language's."""
+
+    english: int = 0
+    others: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def other(self) -> int:
+        """The function words of the other language with the most (0 without any)."""
+        return max((n for _, n in self.others), default=0)
+
+    @property
+    def other_language(self) -> str | None:
+        return max(self.others, key=lambda p: p[1])[0] if self.others else None
+
+    def __add__(self, more: LatinCounts) -> LatinCounts:
+        total = Counter(dict(self.others))
+        total.update(dict(more.others))
+        return LatinCounts(self.english + more.english, tuple(sorted(total.items())))
+
+
+def count(text: str) -> LatinCounts:
+    """The function words of ``text``'s prose (code blocks, inline code and URLs left out)."""
+    if not text:
+        return LatinCounts()
+    words = [w.lower() for w in _WORD.findall(strip_code(text)) if not _NAME.match(w)]
+    english = sum(map(ENGLISH.__contains__, words))
+    others = tuple((lang, n) for lang, vocab in OTHERS.items() if (n := sum(map(vocab.__contains__, words))))
+    return LatinCounts(english, others)
+
+
+def verdict(counts: LatinCounts, *, min_words: int, ratio: float) -> str | None:
+    """``"English"``, another language's name, or None: the side with at least ``min_words`` function
+    words and ``ratio`` times the other side's."""
+    other = counts.other
+    if counts.english >= min_words and counts.english >= ratio * other:
+        return "English"
+    if other >= min_words and other >= ratio * counts.english:
+        return counts.other_language
+    return None

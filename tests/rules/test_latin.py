@@ -1,0 +1,43 @@
+"""Latin-script languages told apart by their function words (rules/_latin.py, used by L001)."""
+from __future__ import annotations
+
+import pytest
+
+from memvet.rules._latin import ENGLISH, OTHERS, count, verdict
+
+
+@pytest.mark.parametrize("text, language", [
+    ("The login API and the gateway both time out after thirty seconds, so the retry must wait.", "English"),
+    ("Die MLX-Modelle sollen bei gleichen Gewichten äquivalent zu den PyTorch-Modellen sein, und der Konverter "
+     "muss alle Köpfe übernehmen.", "German"),
+    ("Dokumentację należy tworzyć tylko przez write_note, a przed pracą trzeba sprawdzić, czy projekt jest "
+     "ustawiony.", "Polish"),
+    ("O agente não deve escrever arquivos antes que o teste piloto seja validado pelo usuário.", "Portuguese"),
+    ("Khung ảnh mặc định phải được giữ lại khi người dùng chưa tải khung của mình lên.", "Vietnamese"),
+])
+def test_verdict(text, language):
+    assert verdict(count(text), min_words=3, ratio=2.0) == language
+
+
+@pytest.mark.parametrize("text", [
+    "Fixed linter errors in OrderedCollection.cs: replaced var with explicit types.",  # too few function words
+    "Use La Liga data for der Bundesliga table.",  # one foreign word is no language
+    "```python\nder = und = die = das = 1\n```",  # code is left out
+])
+def test_no_verdict_without_enough_prose(text):
+    assert verdict(count(text), min_words=3, ratio=2.0) is None
+
+
+def test_names_are_not_function_words():
+    assert count("THE DAS UND").english == 0 and count("THE DAS UND").other == 0
+
+
+def test_no_function_word_is_shared_with_english():
+    for language, words in OTHERS.items():
+        assert not words & ENGLISH, language
+
+
+def test_accented_words_are_whole_words():
+    from memvet.rules import _text
+    assert "należy" in _text.latin_stems("Pliki należy zapisywać")  # not "nale" and "y"
+    assert {"không", "được"} <= set(_text.normalize("Không được dùng").split())
