@@ -209,12 +209,28 @@ class LanguageMismatch(Rule):
             memo[key] = _latin.verdict(total, min_words=o.latin_min_batch_words, ratio=o.latin_ratio)
         return memo[key]
 
-    def _latin_mismatch(self, text: str, batch: str, ctx: Any) -> str | None:
+    def _batch_may_be_other(self, ctx: Any) -> bool:
+        """Could the batch be in a Latin-script language other than English? (A cheap upper bound:
+        when it cannot, only a text that may be in another language needs counting.)"""
+        key = f"L001.batch-may-be-other:{self.options.latin_min_batch_words}"
+        memo = ctx.batch.memo
+        if key not in memo:
+            memo[key] = sum(_latin.other_words_at_most(m.content) for m in ctx.batch.messages
+                            if m.role in ("user", "assistant")) >= self.options.latin_min_batch_words
+        return memo[key]
+
+    def _latin_mismatch(self, text: str, ctx: Any) -> str | None:
         """The Latin-script language ``text`` is written in when one side of English / not English
         differs from ``batch``'s, or None. Close languages (Portuguese and Spanish share most function
         words) are not told apart: only English against the others. Quoted spans that a new message
         holds word for word (a commit message, the user's words) are left out first."""
         o = self.options
+        # The common case, English in an English batch, settled by two bounds without counting.
+        if (_latin.other_words_at_most(text) < o.latin_min_text_words and not self._batch_may_be_other(ctx)):
+            return None
+        batch = self._batch_latin(ctx)
+        if batch is None:
+            return None
 
         def mismatch(found: str | None) -> bool:
             return found is not None and (found == "English") != (batch == "English")
@@ -232,9 +248,7 @@ class LanguageMismatch(Rule):
         if batch not in ("zh", "en"):
             return
         if batch == "en":
-            latin = self._batch_latin(ctx)
-            if latin is not None:
-                yield from self._latin_findings(scene, latin, ctx)
+            yield from self._latin_findings(scene, ctx)
         # Only a text judged in the other language is a finding.
         other = "en" if batch == "zh" else "zh"
         name = scene.get("new_scene_name")
@@ -253,23 +267,23 @@ class LanguageMismatch(Rule):
                     if isinstance(content, str) and self._own_words_in(content, other, ctx):
                         yield self._finding(f"/memories/{j}/content", "content", other)
 
-    def _latin_findings(self, scene: dict[str, Any], batch: str, ctx: Any) -> Iterator[Finding]:
+    def _latin_findings(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
         """Texts in another Latin-script language than the batch's (German in an English batch)."""
         name = scene.get("new_scene_name")
         if isinstance(name, str):
             parts = split_scene_name(name)
-            written = self._latin_mismatch(parts[1] if parts else name, batch, ctx)
+            written = self._latin_mismatch(parts[1] if parts else name, ctx)
             if written:
-                yield self._finding("/new_scene_name", "the scene topic", written, batch)
+                yield self._finding("/new_scene_name", "the scene topic", written, self._batch_latin(ctx))
         reason = scene.get("new_scene_reason")
-        if isinstance(reason, str) and (written := self._latin_mismatch(reason, batch, ctx)):
-            yield self._finding("/new_scene_reason", "new_scene_reason", written, batch)
+        if isinstance(reason, str) and (written := self._latin_mismatch(reason, ctx)):
+            yield self._finding("/new_scene_reason", "new_scene_reason", written, self._batch_latin(ctx))
         memories = scene.get("memories")
         if isinstance(memories, list):
             for j, memory in enumerate(memories):
                 content = memory.get("content") if isinstance(memory, dict) else None
-                if isinstance(content, str) and (written := self._latin_mismatch(content, batch, ctx)):
-                    yield self._finding(f"/memories/{j}/content", "content", written, batch)
+                if isinstance(content, str) and (written := self._latin_mismatch(content, ctx)):
+                    yield self._finding(f"/memories/{j}/content", "content", written, self._batch_latin(ctx))
 
     @staticmethod
     def _finding(path: str, what: str, written: str, expected: str | None = None) -> Finding:

@@ -558,6 +558,35 @@ def test_word_search_finds_what_the_lexicon_pattern_finds(words):
         assert search.mask(text) == _text.mask(pattern, text), text
 
 
+def test_fold_is_checked_for_its_letters_over_every_cased_code_point():
+    """Each character of ``_FOLD_CHECKED`` matches under ``re.IGNORECASE`` exactly the characters that
+    fold to what it folds to (the code points with case: Latin, Greek, Cyrillic, the letter-like
+    symbols such as the Kelvin and Angstrom signs, the compatibility and full-width forms)."""
+    code_points = [*range(0x3000), *range(0xFB00, 0xFB50), *range(0xFF00, 0xFFF0), *range(0x10400, 0x10450)]
+    for c in sorted(_text._FOLD_CHECKED):
+        pattern, folded = re.compile(re.escape(c), re.IGNORECASE), _text.fold(c)
+        wrong = [hex(x) for x in code_points if (pattern.fullmatch(chr(x)) is not None) != (_text.fold(chr(x)) == folded)]
+        assert not wrong, (c, wrong[:5])
+
+
+def test_every_default_word_list_takes_the_folded_scan():
+    """No default list falls back to the regex (a declaration that always holds costs every memory a call)."""
+    from memvet.batchfacts import FactsOptions
+    from memvet.rules import memvet_rules
+
+    def lists(options):
+        for name, value in options.model_dump().items():
+            if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+                yield name, value
+
+    unchecked = []
+    for owner, options in [("facts", FactsOptions())] + [(cls.code, cls.Options()) for cls in memvet_rules()
+                                                        if getattr(cls, "Options", None) is not None]:
+        for name, words in lists(options):
+            unchecked += [f"{owner}.{name}: {w!r}" for w in words if not _text.foldable(w)]
+    assert not unchecked, unchecked
+
+
 def test_word_search_falls_back_for_words_fold_is_not_checked_for():
     search = _text.WordSearch(["straße"])  # ß: not a character fold() was checked for
     assert search.search("Die STRASSE") is lexicon.compile_words(["straße"]).search("Die STRASSE") is None

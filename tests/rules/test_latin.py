@@ -41,3 +41,15 @@ def test_accented_words_are_whole_words():
     from memvet.rules import _text
     assert "należy" in _text.latin_stems("Pliki należy zapisywać")  # not "nale" and "y"
     assert {"không", "được"} <= set(_text.normalize("Không được dùng").split())
+
+
+@pytest.mark.parametrize("text", [
+    "Die MLX-Modelle sollen bei gleichen Gewichten und Inputs übereinstimmen. DAS ist `der code`.",
+    "Không được dùng Angular Material; giao diện phải viết bằng HTML và CSS thuần.",
+    "NIE, źle: nadal generujesz pliki md bez write_note. ```\nnie się że\n```",
+    "The build uses Vite 5; see https://example.com/und/der/die for das Detail.",
+    "",
+])
+def test_the_cheap_bound_is_never_below_the_count(text):
+    from memvet.rules._latin import other_words_at_most
+    assert other_words_at_most(text) >= count(text).other
