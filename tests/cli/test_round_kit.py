@@ -71,3 +71,21 @@ def test_label_dir_never_overwrites_a_labellers_work(round_dir: Path):
     with pytest.raises(SystemExit, match="not empty"):
         _kit().label_dir(round_dir / "transcripts", round_dir / "answers", round_dir / "label")
     assert work.read_text(encoding="utf-8") == "{}"
+
+
+def test_the_specstory_converter_reads_cursors_own_export(tmp_path):
+    """Cursor's "Export Chat" file (`**User**` / `**Cursor**` between `---` rules) becomes user and
+    assistant messages; a bold line inside a reply or a `---` inside a code fence is no turn."""
+    spec = importlib.util.spec_from_file_location("specstory_to_batches",
+                                                  ROOT / "tests" / "data" / "tools" / "specstory_to_batches.py")
+    converter = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(converter)
+    export = tmp_path / "export.md"
+    export.write_text("# Task manager\n_Exported on 19/10/2025 at 12:29:42 GMT+8 from Cursor (1.7.38)_\n\n---\n\n"
+                      "**User**\n\nOne Python file, standard library only.\n\n---\n\n"
+                      "**Cursor**\n\nI'll write `tasks.py`.\n\n**Cursor**-style notes follow.\n\n```python\nprint('x')\n---\n```\n\n---\n\n"
+                      "**User**\n\nNo, keep the data in SQLite.\n\n---\n\n**Cursor**\n\nSwitched to SQLite.\n", encoding="utf-8")
+    messages = converter.parse(export)
+    assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
+    assert messages[2]["content"] == "No, keep the data in SQLite."
+    assert "**Cursor**-style notes" in messages[1]["content"] and "print('x')\n---" in messages[1]["content"]

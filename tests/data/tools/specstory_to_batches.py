@@ -1,4 +1,5 @@
-"""Cut a SpecStory chat export (Cursor, VS Code Copilot, Claude Code) into memvet batch contexts.
+"""Cut a SpecStory chat export (Cursor, VS Code Copilot, Claude Code), or a Cursor "Export Chat"
+Markdown file (`**User**` / `**Cursor**`), into memvet batch contexts.
 
 The conversion follows ../shared/corpus/transcripts/README.md so that the new
 batches look like the shared ones: user turns -> `user`, the assistant's
@@ -31,8 +32,10 @@ TOOL_CAP = 600
 CUT = "…[cut]"
 
 # SpecStory v2.1 (Claude Code provider, 2026) stamps user turns to the second: `(2026-06-29 18:33:08Z)`.
-USER_HEADER = re.compile(r"^_\*\*User(?: \((\d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?)Z\))?\*\*_\s*$")
-ASSISTANT_HEADER = re.compile(r"^_\*\*(?:Assistant|Agent)\b.*\*\*_\s*$")
+# Cursor's own "Export Chat" writes `**User**` / `**Cursor**` between the same `---` rules (no tool
+# blocks, no times); only those two exact lines are headers there, not any bold line.
+USER_HEADER = re.compile(r"^(?:_\*\*User(?: \((\d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?)Z\))?\*\*_|\*\*User\*\*)\s*$")
+ASSISTANT_HEADER = re.compile(r"^(?:_\*\*(?:Assistant|Agent)\b.*\*\*_|\*\*Cursor\*\*)\s*$")
 THINK = re.compile(r"<think>.*?</think>", re.S)
 TAG = re.compile(r"</?(?:tool-use|details|summary)\b[^>]*>")
 
