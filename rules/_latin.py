@@ -56,17 +56,21 @@ OTHERS: dict[str, frozenset[str]] = {
         wanneer omdat""".split()),
 }
 
-_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 #: A name, not prose: a word in capitals (THE, DAS, API). A camelCase name lower-cases to no
 #: function word, so only these need blanking before the text is lower-cased.
 _CAPITALS = re.compile(r"\b[A-Z]{2,}\b")
 
-#: Every function word -> the languages it belongs to (English is never shared), looked up once per
-#: word: one C-level Counter pass instead of one pass per language.
-_LANGUAGES: dict[str, tuple[str, ...]] = {w: ("English",) for w in ENGLISH}
-for _language, _words in OTHERS.items():
-    for _word in _words:
-        _LANGUAGES[_word] = _LANGUAGES.get(_word, ()) + (_language,)
+def _languages_of_words() -> dict[str, tuple[str, ...]]:
+    """Every function word -> the languages it belongs to (English is never shared)."""
+    languages: dict[str, tuple[str, ...]] = {w: ("English",) for w in ENGLISH}
+    for language, words in OTHERS.items():
+        for word in words:
+            languages[word] = languages.get(word, ()) + (language,)
+    return languages
+
+
+#: Looked up once per function word found: one C-level Counter pass instead of one pass per language.
+_LANGUAGES = _languages_of_words()
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +119,7 @@ def count(text: str) -> LatinCounts:
     if _CAPITALS.search(prose):
         prose = _CAPITALS.sub(" ", prose)
     found = Counter(map(_LANGUAGES.get, _FUNCTION_WORD.findall(prose.lower())))
+    found.pop(None, None)  # (the trie matches only its entries; kept safe should one ever differ)
     english = found.pop(("English",), 0)
     others: Counter[str] = Counter()
     for languages, n in found.items():

@@ -220,8 +220,8 @@ class LanguageMismatch(Rule):
         return memo[key]
 
     def _latin_mismatch(self, text: str, ctx: Any) -> str | None:
-        """The Latin-script language ``text`` is written in when one side of English / not English
-        differs from ``batch``'s, or None. Close languages (Portuguese and Spanish share most function
+        """The Latin-script language ``text`` is written in when it is on the other side of English /
+        not English than the batch's (:meth:`_batch_latin`), or None. Close languages (Portuguese and Spanish share most function
         words) are not told apart: only English against the others. Quoted spans that a new message
         holds word for word (a commit message, the user's words) are left out first."""
         o = self.options
