@@ -568,6 +568,12 @@ def compile_openers(words: Iterable[str]) -> re.Pattern[str] | None:
 
 # --- folding and shared views ---------------------------------------------------------
 
+#: The rounded and tall Cyrillic letters of old texts (U+1C80-1C88): ``re.IGNORECASE`` reads
+#: them as в, д, о, с, т, т, ъ, ѣ, ꙋ, which ``str.lower`` leaves alone.
+_CYRILLIC_VARIANTS = re.compile("[\u1c80-\u1c88]")
+_CYRILLIC_PLAIN = str.maketrans("\u1c80\u1c81\u1c82\u1c83\u1c84\u1c85\u1c86\u1c87\u1c88", "вдосттъѣꙋ")
+
+
 def fold(text: str) -> str:
     """``text`` lower-cased so that a case-sensitive search finds what ``re.IGNORECASE`` finds,
     and its traditional Chinese characters read as simplified (:mod:`memvet.rules._hant`).
@@ -591,6 +597,8 @@ def fold(text: str) -> str:
         text = text.replace("ı", "i")
     if "ſ" in text:
         text = text.replace("ſ", "s")
+    if _CYRILLIC_VARIANTS.search(text):
+        text = text.translate(_CYRILLIC_PLAIN)
     return to_simplified(text)
 
 
@@ -650,7 +658,8 @@ def view(ctx: Any, text: str) -> View:
 #: checks them again). A list with any other character cannot use the folded scan: its
 #: declarations always hold and its hits come from the regex, which costs every memory a call.
 _FOLD_CHECKED = frozenset("→：，、。；！？（）《》“”「」…·"
-                          "àáâãäåæçèéêëìíîïñòóôöøùúûüýÿăąćčďđęěğıłňőœřśşšťůűźżžơưșțạảấầậắặếềểỉịọốồổỗộớờởợụừử")
+                          "àáâãäåæçèéêëìíîïñòóôöøùúûüýÿăąćčďđęěğıłňőœřśşšťůűźżžơưșțạảấầậắặếềểỉịọốồổỗộớờởợụừử"
+                          "абвгдеёжзийклмнопрстуфхцчшщъыьэюя")
 
 
 def foldable(word: str) -> bool:

@@ -69,12 +69,15 @@ REASONS = [
     "w przeciwnym razie", "bo inaczej", "aby", "żeby", "więc",
     # Vietnamese
     "vì", "bởi vì", "do đó", "vì vậy", "nguyên nhân", "để tránh", "nếu không", "để", "nên",
+    # Russian
+    "потому что", "так как", "поскольку", "из-за", "чтобы", "иначе", "причина", "поэтому", "во избежание",
 ]
 CONDITIONS = ["如果", "若", "一旦", "每当", "当", "when", "whenever", "if", "once",
               "quando", "sempre que", "cuando", "siempre que",  # Portuguese, Spanish
               "場合", "とき", "時は", "際は", "際に", "ならば",  # Japanese
               "gdy", "kiedy", "jeśli", "jeżeli", "w przypadku",  # Polish
-              "khi", "nếu", "mỗi khi", "trong trường hợp"]  # Vietnamese
+              "khi", "nếu", "mỗi khi", "trong trường hợp",  # Vietnamese
+              "если", "когда", "при этом", "в случае"]  # Russian
 PROBLEMS = [
     "修复", "问题", "bug", "故障", "坑", "报错", "错误", "失败", "异常", "崩溃", "泄漏", "死锁", "回归",
     # a change that "solved" something records the problem with its fix (报 X，改成 Y 后解决)
@@ -90,6 +93,8 @@ PROBLEMS = [
     "błąd", "błędu", "błędy", "błędem", "awaria", "nie działa", "naprawiono", "naprawiony", "naprawiona",
     "rozwiązano", "obejście", "problemu", "problem z",
     "lỗi", "sửa lỗi", "không hoạt động", "bị lỗi", "khắc phục", "giải quyết",  # Vietnamese
+    "ошибка", "ошибки", "ошибку", "ошибкой", "баг", "сбой", "не работает", "исправлено", "исправлена", "проблема",
+    "проблемы", "обходной путь",  # Russian
 ]
 DECISIONS = [
     "决定", "决策", "选定", "选用", "约定", "规定", "采用", "要求", "否决", "是否", "待确认", "正在评估", "评估",
@@ -102,6 +107,7 @@ DECISIONS = [
     "方針", "決めた", "合意", "要件", "必須",
     "zdecydowano", "decyzja", "decyzję", "postanowiono", "wybrano", "uzgodniono", "wymaga", "wymagane",
     "quyết định", "yêu cầu", "bắt buộc", "đã chọn",  # Vietnamese
+    "решено", "решили", "решение", "выбрали", "требуется", "договорились",  # Russian
 ]
 # Later use the memory names: it guides a future action by definition.
 FUTURE_USE = [
@@ -117,6 +123,7 @@ FUTURE_USE = [
     "次回", "以降", "次から", "再利用",
     "w przyszłości", "następnym razem", "od teraz", "na przyszłość",
     "sau này", "lần sau", "từ nay", "về sau",  # Vietnamese
+    "в будущем", "в следующий раз", "впредь", "с этого момента",  # Russian
 ]
 LASTING = [
     "默认", "上限", "下限", "阈值", "基线", "基准", "对比", "长期", "始终", "一直", "永不", "配额", "限制",
@@ -124,6 +131,7 @@ LASTING = [
     "por padrão", "limite", "por defecto", "límite",  # Portuguese, Spanish
     "デフォルト", "既定", "domyślnie", "domyślny", "domyślna", "próg",  # Japanese, Polish
     "mặc định", "giới hạn",  # Vietnamese
+    "по умолчанию", "лимит", "ограничение",  # Russian
 ]
 
 
@@ -383,6 +391,10 @@ class StrippingTest(_Gate):
             "zaimplementowałem", "zastąpiłem",
             # Vietnamese (đã = done)
             "đã thêm", "đã cập nhật", "đã sửa", "đã xóa", "đã đổi", "đã tạo", "đã chuyển", "đã thay",
+            # Russian
+            "добавлен", "добавлена", "добавлено", "добавлены", "добавил", "изменён", "изменен", "изменил",
+            "удалён", "удален", "удалил", "переименован", "обновлён", "обновлен", "обновил", "заменён", "заменен",
+            "заменил", "реализован", "реализовал", "перенесён", "перенесен",
         ]
         #: ... and what a user wants ("User wants the helpers moved into src/"): a wish, not a change made
         #: (not what a user believes: "用户认为 X 有问题，但…" is often corrected in the same memory).

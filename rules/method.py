@@ -80,6 +80,9 @@ NORMATIVE = [
     # Vietnamese (phải/không được/nên/cần/luôn/đừng)
     "phải", "không được", "nên", "cần", "luôn", "không bao giờ", "tránh", "bắt buộc", "cấm", "ưu tiên", "đừng",
     "hãy", "chỉ được", "không dùng", "không sử dụng",
+    # Russian (должен/нужно/нельзя/всегда)
+    "должен", "должна", "должно", "должны", "нужно", "надо", "необходимо", "нельзя", "не нужно", "всегда",
+    "никогда", "следует", "не следует", "обязательно", "запрещено", "избегать", "не использовать",
 ]
 
 #: Compounds that contain a normative character but are not normative
@@ -161,6 +164,8 @@ USER_POSITION = [
     "ユーザーの希望", "よう指示", "ように指示", "użytkownik preferuje", "użytkownik wymaga", "użytkownik chce",
     "preferencja użytkownika", "użytkownik nie chce",
     "người dùng muốn", "người dùng yêu cầu", "người dùng thích", "người dùng quy định", "người dùng không muốn",
+    "пользователь хочет", "пользователь требует", "пользователь предпочитает", "пользователь просит",
+    "пользователь не хочет",
     # a refusal is a prohibition ("User does not want hover effects" = no hover effects)
     "用户不希望", "用户不想要", "用户不喜欢", "用户反对",
     "user does not want", "user doesn't want", "user never wants", "user dislikes", "user does not like",

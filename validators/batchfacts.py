@@ -60,6 +60,7 @@ class FactsOptions(BaseModel):
         "はい", "お願いします", "それで", "いいです", "いいね", "オッケー", "了解", "進めて", "そうして",
         "tak", "dobrze", "zgoda", "świetnie", "kontynuuj", "zrób to", "działa",
         "được", "đồng ý", "tiếp tục", "làm đi",  # Vietnamese
+        "да", "ок", "хорошо", "давай", "согласен", "продолжай", "отлично",  # Russian
     ]
     #: A user message with one of these rejects or corrects the assistant.
     reject: list[str] = [
@@ -69,6 +70,7 @@ class FactsOptions(BaseModel):
         "違う", "ちがう", "そうじゃない", "やめて", "ダメ", "だめ", "元に戻して",  # Japanese
         "nie,", "źle", "błędnie", "nie tak", "cofnij",  # Polish
         "không đúng", "sai rồi", "không phải",  # Vietnamese
+        "нет,", "не так", "неправильно", "откати", "верни как было",  # Russian
     ]
     #: A user message with one of these states a position, a preference or a rule.
     state: list[str] = [
@@ -80,6 +82,7 @@ class FactsOptions(BaseModel):
         "してほしい", "常に", "必ず", "今後", "禁止", "しないで", "べき",  # Japanese
         "chcę", "wolę", "zawsze", "nigdy", "zapamiętaj", "należy", "używaj", "nie używaj",  # Polish
         "tôi muốn", "luôn", "không bao giờ", "phải", "không được", "đừng",  # Vietnamese
+        "я хочу", "всегда", "никогда", "должен", "нельзя", "не надо",  # Russian
     ]
     #: A user message with one of these marks a change as temporary.
     temporary: list[str] = [
@@ -95,6 +98,7 @@ class FactsOptions(BaseModel):
         "とりあえず", "一旦", "暫定", "今だけ", "一時的",  # Japanese
         "na razie", "tymczasowo", "na teraz",  # Polish
         "tạm thời", "trước mắt",  # Vietnamese
+        "временно", "пока что", "на время",  # Russian
     ]
     #: An assistant message with one of these proposes and waits for the user.
     propose: list[str] = [
@@ -107,6 +111,7 @@ class FactsOptions(BaseModel):
         "提案", "おすすめ", "推奨", "いかがでしょうか", "しますか", "どちらが", "よろしいですか",  # Japanese
         "proponuję", "sugeruję", "czy chcesz", "czy mam", "polecam", "rekomenduję",  # Polish
         "đề xuất", "gợi ý", "bạn có muốn",  # Vietnamese
+        "предлагаю", "рекомендую", "если хотите", "хотите, чтобы",  # Russian
     ]
     #: An assistant message with one of these reports work it has done.
     done: list[str] = [

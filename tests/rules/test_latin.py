@@ -41,6 +41,8 @@ def test_accented_words_are_whole_words():
     from memvet.rules import _text
     assert "należy" in _text.latin_stems("Pliki należy zapisywać")  # not "nale" and "y"
     assert {"không", "được"} <= set(_text.normalize("Không được dùng").split())
+    assert "должен" in _text.latin_stems("Версия должен расти")  # Cyrillic words are words too
+    assert _text.fold("\u1c83\u1c84") == "ст"  # the rounded/tall letters re.IGNORECASE reads as с, т
 
 
 @pytest.mark.parametrize("text", [

@@ -54,8 +54,10 @@ def test_retraining_gives_the_shipped_weights():
         pytest.fail("../shared/corpus/real is missing: the shipped model was trained with it")
     script = _train_script()
     rows = [r for r in script.collect() if r["features"] is not None]
-    trained = script.fit(rows)
     shipped = json.loads(SHIPPED.read_text("utf-8"))
+    # --write ships the first C of the grid that keeps the dev corpus exact; its weights must be those.
+    assert shipped["trained_on"]["C"] in script.C_GRID
+    trained = script.fit(rows, shipped["trained_on"]["C"])
     assert trained["intercept"] == pytest.approx(shipped["intercept"], abs=1e-3)
     assert trained["weights"].keys() == shipped["weights"].keys()
     drift = {k: (trained["weights"][k], w) for k, w in shipped["weights"].items()
