@@ -28,7 +28,7 @@ def acts(*lines: str) -> list[list[str]]:
 
 
 @pytest.mark.parametrize("text", ["确定", "好的，就这样", "可以", "ok", "Yes, go ahead.", "do 1", "sounds good",
-                                  "はい、それでお願いします", "Tak, zrób to."])
+                                  "はい、それでお願いします", "Tak, zrób to.", "Да, давай так и сделаем"])
 def test_user_accepts(text):
     assert "accepts" in acts(f"user: {text}")[0]
 
@@ -38,6 +38,11 @@ def test_user_accepts(text):
 def test_user_rejects_and_is_no_acceptance(text):
     found = acts(f"user: {text}")[0]
     assert "rejects" in found and "accepts" not in found
+
+
+def test_a_word_that_starts_like_an_acceptance_is_none():
+    # даже ("even") starts with да ("yes"): Cyrillic words match on word boundaries
+    assert "accepts" not in acts("user: Даже после перезапуска индекс не очищается")[0]
 
 
 def test_a_long_message_that_only_contains_ok_is_not_an_acceptance():
@@ -51,6 +56,7 @@ def test_a_long_message_that_only_contains_ok_is_not_an_acceptance():
     ("演示完再说，先把验证码关掉", "temporary"), ("Turn the cache off for the demo.", "temporary"),
     ("とりあえずキャッシュを切っておいて", "temporary"), ("Na razie wyłącz cache.", "temporary"),
     ("今後は必ず uv を使って", "states"), ("Zapamiętaj: zawsze sprawdzaj projekt memory.", "states"),
+    ("Всегда повышай версию перед сборкой", "states"), ("Tạm thời tắt cache đi", "temporary"),
 ])
 def test_user_message_acts(text, act):
     assert act in acts(f"user: {text}")[0]
