@@ -21,7 +21,7 @@ CJK_CHARS = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f"
 #: Letters of the scripts that put spaces between words: Latin, with the accented letters of
 #: Latin-1, Latin Extended-A/B and Latin Extended Additional (Vietnamese), and Cyrillic. A word
 #: such as "należy", "für", "không" or "должен" is one word, not pieces (nor nothing).
-LATIN_LETTERS = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff\u0400-\u04ff"
+WORD_LETTERS = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff\u0400-\u04ff"
 
 
 def is_cjk(ch: str) -> bool:

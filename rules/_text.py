@@ -36,11 +36,11 @@ from typing import Any, Iterable
 from memvet.rules import lexicon
 from memvet.rules._hant import both_scripts, to_simplified
 from memvet.rules._patterns import literal_trie
-from memvet.rules._scripts import CJK_CHARS, LATIN_LETTERS, is_cjk
+from memvet.rules._scripts import CJK_CHARS, WORD_LETTERS, is_cjk
 
 CJK_CHAR = CJK_CHARS  # Han and kana (rules/_scripts.py)
 _CJK_RUN = re.compile(f"[{CJK_CHAR}]+")
-_LATIN_WORD = re.compile(f"[{LATIN_LETTERS}][{LATIN_LETTERS}0-9_']*")  # accented letters too
+_LATIN_WORD = re.compile(f"[{WORD_LETTERS}][{WORD_LETTERS}0-9_']*")  # accented letters too
 
 #: Specifics the stripping test removes, most specific first. Each
 #: alternative is a single pass over a character class (no nesting).
@@ -217,7 +217,7 @@ def _chars(normalized: str) -> frozenset[str]:
     return frozenset("".join(_CJK_RUN.findall(normalized))).difference(_CJK_FUNCTION_CHARS)
 
 
-_HAS_LATIN = re.compile(f"[{LATIN_LETTERS}]")
+_HAS_LATIN = re.compile(f"[{WORD_LETTERS}]")
 
 
 def support(claim: str, evidence_terms: frozenset[str], evidence_chars: frozenset[str],

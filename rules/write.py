@@ -39,7 +39,7 @@ from pydantic import Field
 from memvet.batchfacts import is_rule_step  # 必须先不…: a step of a rule, read the same in messages
 from memvet.placement import task_fields
 from memvet.rules._hant import both_scripts
-from memvet.rules._scripts import CJK_CHARS
+from memvet.rules._scripts import CJK_CHARS, WORD_LETTERS
 from memvet.vocabulary import KINDS, LONG_TERM_KINDS
 from memvet.needs import Needs, TextLayer
 from memvet.rule import Finding, Rule, RuleOptions
@@ -60,7 +60,7 @@ _QUOTED = re.compile(
 # Sentence ends; Chinese commas do NOT end a sentence (a temporary change
 # and its revert are usually two clauses of one sentence).
 _SENTENCE = re.compile(r"[。！？!?；;\n]+|(?<=[A-Za-z0-9)\]])\.(?:\s+|$)")
-_TOKEN = re.compile(f"[{CJK_CHARS}]+|[A-Za-z][A-Za-z0-9_]*|\\d+(?:\\.\\d+)?")
+_TOKEN = re.compile(f"[{CJK_CHARS}]+|[{WORD_LETTERS}][{WORD_LETTERS}0-9_]*|\\d+(?:\\.\\d+)?")
 _STOP = frozenset("""a an the to of in on at for and or but is are was were be been it its this that these
 those with we i you he she they by as from not no do does did just now only so our your their has have
 had will would can could should may might into onto than then there here what which who when how""".split())
