@@ -65,12 +65,13 @@ def test_validator_on_a_dataset_of_rows(local_ray):
 
     context = json.loads((ROOT / "examples/context.json").read_text())
     output = (ROOT / "examples/output.json").read_text()
-    rows = [{"context": json.dumps(context, ensure_ascii=False), "output": output},
-            {"context": json.dumps({"messages": [], "bad": 1}), "output": "[]"},
-            {"context": json.dumps(context, ensure_ascii=False), "output": "not json"}]
+    rows = [{"row": 0, "context": json.dumps(context, ensure_ascii=False), "output": output},
+            {"row": 1, "context": json.dumps({"messages": [], "bad": 1}), "output": "[]"},
+            {"row": 2, "context": json.dumps(context, ensure_ascii=False), "output": "not json"}]
     ds = ray.data.from_items(rows).map_batches(MemvetValidator, compute=ray.data.ActorPoolStrategy(size=2),
                                                batch_size=2)
-    got = ds.take_all()
+    # Two actors may finish in either order: the rows carry their place, and the columns pass through.
+    got = sorted(ds.take_all(), key=lambda r: r["row"])
     expected = memvet.validate(output, context)
     assert got[0]["report"] == expected.to_json(indent=None) and list(got[0]["codes"]) == expected.codes()
     assert got[1]["error"] and "unknown key" in got[1]["error"] and got[1]["report"] is None
