@@ -34,12 +34,12 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from memvet.rules import lexicon
-from memvet.rules._hant import both_scripts, to_simplified
+from memvet.rules._hant import both_scripts
+from memvet.rules._hant_table import SIMPLIFIED, TRADITIONAL
 from memvet.rules._patterns import literal_trie
 from memvet.rules._scripts import CJK_CHARS, WORD_LETTERS, is_cjk
 
-CJK_CHAR = CJK_CHARS  # Han and kana (rules/_scripts.py)
-_CJK_RUN = re.compile(f"[{CJK_CHAR}]+")
+_CJK_RUN = re.compile(f"[{CJK_CHARS}]+")  # Han and kana (rules/_scripts.py)
 _LATIN_WORD = re.compile(f"[{WORD_LETTERS}][{WORD_LETTERS}0-9_']*")  # accented letters too
 
 #: Specifics the stripping test removes, most specific first. Each
@@ -302,13 +302,10 @@ def _has_lone_char(text: str, char: str) -> bool:
     """Does ``char`` (a CJK character) stand alone in ``text``, between two non-CJK characters?"""
     i = text.find(char)
     while i >= 0:
-        if (i == 0 or not _is_cjk(text[i - 1])) and (i + 1 == len(text) or not _is_cjk(text[i + 1])):
+        if (i == 0 or not is_cjk(text[i - 1])) and (i + 1 == len(text) or not is_cjk(text[i + 1])):
             return True
         i = text.find(char, i + 1)
     return False
-
-
-_is_cjk = is_cjk
 
 
 def _latin_terms(normalized: str) -> frozenset[str]:
@@ -568,10 +565,14 @@ def compile_openers(words: Iterable[str]) -> re.Pattern[str] | None:
 
 # --- folding and shared views ---------------------------------------------------------
 
-#: The rounded and tall Cyrillic letters of old texts (U+1C80-1C88): ``re.IGNORECASE`` reads
-#: them as в, д, о, с, т, т, ъ, ѣ, ꙋ, which ``str.lower`` leaves alone.
-_CYRILLIC_VARIANTS = re.compile("[\u1c80-\u1c88]")
-_CYRILLIC_PLAIN = str.maketrans("\u1c80\u1c81\u1c82\u1c83\u1c84\u1c85\u1c86\u1c87\u1c88", "вдосттъѣꙋ")
+#: What the lower-cased text still folds, in one pass: traditional Chinese to simplified
+#: (:mod:`memvet.rules._hant_table`), and the rounded and tall Cyrillic letters of old texts
+#: (U+1C80-1C88), which ``re.IGNORECASE`` reads as в, д, о, с, т, т, ъ, ѣ, ꙋ and ``str.lower``
+#: leaves alone.
+_FOLD_TABLE = str.maketrans(TRADITIONAL + "\u1c80\u1c81\u1c82\u1c83\u1c84\u1c85\u1c86\u1c87\u1c88",
+                            SIMPLIFIED + "вдосттъѣꙋ")
+#: Any character of ``_FOLD_TABLE``: most texts hold none and are returned as they are.
+_FOLDS = re.compile("[" + TRADITIONAL + "\u1c80-\u1c88]")
 
 
 def fold(text: str) -> str:
@@ -597,9 +598,7 @@ def fold(text: str) -> str:
         text = text.replace("ı", "i")
     if "ſ" in text:
         text = text.replace("ſ", "s")
-    if _CYRILLIC_VARIANTS.search(text):
-        text = text.translate(_CYRILLIC_PLAIN)
-    return to_simplified(text)
+    return text.translate(_FOLD_TABLE) if _FOLDS.search(text) else text
 
 
 _DIGIT = re.compile(r"\d")
@@ -652,8 +651,9 @@ def view(ctx: Any, text: str) -> View:
 
 
 #: Characters :func:`fold` may fold for a word list: ASCII, CJK ideographs (no case) and
-#: those of the default word lists -- punctuation and the accented Latin letters of the
-#: German, Portuguese, Spanish, Polish and Vietnamese entries -- for which :func:`fold` was
+#: those of the default word lists -- punctuation, the accented Latin letters of the
+#: German, Portuguese, Spanish, Polish and Vietnamese entries and the Cyrillic of the Russian
+#: ones -- for which :func:`fold` was
 #: checked against ``re.IGNORECASE`` over every code point (tests/rules/test_content_rules.py
 #: checks them again). A list with any other character cannot use the folded scan: its
 #: declarations always hold and its hits come from the regex, which costs every memory a call.

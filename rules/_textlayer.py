@@ -41,7 +41,7 @@ from typing import Any, Iterable
 import ahocorasick
 
 from memvet.rules import _text, lexicon
-from memvet.rules._scripts import WORD_LETTERS
+from memvet.rules._scripts import CJK_CHARS, WORD_LETTERS
 
 __all__ = ["TextFacts", "TextLayer", "fold", "word_lists_of"]
 
@@ -51,7 +51,7 @@ _WORD_PIECE = re.compile(r"\S+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _QUOTED = re.compile(r"\"[^\"\n]{0,400}\"|“[^”\n]{0,400}”|「[^」\n]{0,400}」|『[^』\n]{0,400}』")
 _LATIN_WORD = re.compile(f"[{WORD_LETTERS}][{WORD_LETTERS}0-9_']*")  # accented letters too
-_CJK_RUN = re.compile(f"[{_text.CJK_CHAR}]+")
+_CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 
 #: :meth:`TextLayer.lists_mask` of lists of which one may always hit.
 ALWAYS = -1

@@ -247,43 +247,18 @@ class LanguageMismatch(Rule):
         batch = self._batch_language(ctx)
         if batch not in ("zh", "en"):
             return
+        texts = list(_judged_texts(scene))
         if batch == "en":
-            yield from self._latin_findings(scene, ctx)
+            # Another Latin-script language than the batch's (German in an English batch).
+            for path, what, text in texts:
+                written = self._latin_mismatch(text, ctx)
+                if written:
+                    yield self._finding(path, what, written, self._batch_latin(ctx))
         # Only a text judged in the other language is a finding.
         other = "en" if batch == "zh" else "zh"
-        name = scene.get("new_scene_name")
-        if isinstance(name, str):
-            parts = split_scene_name(name)
-            if self._own_words_in(parts[1] if parts else name, other, ctx):
-                yield self._finding("/new_scene_name", "the scene topic", other)
-        reason = scene.get("new_scene_reason")
-        if isinstance(reason, str) and self._own_words_in(reason, other, ctx):
-            yield self._finding("/new_scene_reason", "new_scene_reason", other)
-        memories = scene.get("memories")
-        if isinstance(memories, list):
-            for j, memory in enumerate(memories):
-                if isinstance(memory, dict):
-                    content = memory.get("content")
-                    if isinstance(content, str) and self._own_words_in(content, other, ctx):
-                        yield self._finding(f"/memories/{j}/content", "content", other)
-
-    def _latin_findings(self, scene: dict[str, Any], ctx: Any) -> Iterator[Finding]:
-        """Texts in another Latin-script language than the batch's (German in an English batch)."""
-        name = scene.get("new_scene_name")
-        if isinstance(name, str):
-            parts = split_scene_name(name)
-            written = self._latin_mismatch(parts[1] if parts else name, ctx)
-            if written:
-                yield self._finding("/new_scene_name", "the scene topic", written, self._batch_latin(ctx))
-        reason = scene.get("new_scene_reason")
-        if isinstance(reason, str) and (written := self._latin_mismatch(reason, ctx)):
-            yield self._finding("/new_scene_reason", "new_scene_reason", written, self._batch_latin(ctx))
-        memories = scene.get("memories")
-        if isinstance(memories, list):
-            for j, memory in enumerate(memories):
-                content = memory.get("content") if isinstance(memory, dict) else None
-                if isinstance(content, str) and (written := self._latin_mismatch(content, ctx)):
-                    yield self._finding(f"/memories/{j}/content", "content", written, self._batch_latin(ctx))
+        for path, what, text in texts:
+            if self._own_words_in(text, other, ctx):
+                yield self._finding(path, what, other)
 
     @staticmethod
     def _finding(path: str, what: str, written: str, expected: str | None = None) -> Finding:
@@ -305,37 +280,55 @@ _RUN_ENDS = " \t\n.,;:!?。，；：！？、"
 _QUOTED = re.compile(r'"([^"\n]+)"|“([^”\n]+)”|\'([^\'\n]+)\'|「([^」\n]+)」|『([^』\n]+)』|`([^`\n]+)`')
 
 
-def _without_quoted_spans(text: str, ctx: Any, min_chars: int) -> str:
-    """``text`` with each quoted span that a new message holds word for word blanked out."""
+def _judged_texts(scene: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
+    """``(path, what, text)`` of each free text L001 judges: the topic side of ``new_scene_name``,
+    ``new_scene_reason`` and each memory's ``content``."""
+    name = scene.get("new_scene_name")
+    if isinstance(name, str):
+        parts = split_scene_name(name)
+        yield "/new_scene_name", "the scene topic", parts[1] if parts else name
+    reason = scene.get("new_scene_reason")
+    if isinstance(reason, str):
+        yield "/new_scene_reason", "new_scene_reason", reason
+    memories = scene.get("memories")
+    if isinstance(memories, list):
+        for j, memory in enumerate(memories):
+            content = memory.get("content") if isinstance(memory, dict) else None
+            if isinstance(content, str):
+                yield f"/memories/{j}/content", "content", content
+
+
+def _blank_quoted_spans(text: str, quoted: Any, language: str | None = None) -> str:
+    """``text`` with each span between quotation marks blanked out when ``quoted(span)`` (a new
+    message holds it word for word) -- and, given a ``language``, when the span is a run of it."""
     if not any(q in text for q in "\"“'「『`"):
         return text
-    messages = [m.content for m in ctx.batch.messages]
 
     def blank(m: re.Match[str]) -> str:
-        inner = next(g for g in m.groups() if g is not None).strip(_RUN_ENDS)
-        if len(inner) >= min_chars and any(inner in message for message in messages):
+        run = next(g for g in m.groups() if g is not None).strip(_RUN_ENDS)
+        if (language is None or _RUNS[language].match(run)) and quoted(run):
             return " " * len(m.group(0))
         return m.group(0)
 
     return _QUOTED.sub(blank, text)
 
 
+def _quoted_by_batch(ctx: Any, min_chars: int) -> Any:
+    """A test: does a new message of the batch hold this run, ``min_chars`` or longer, word for word?"""
+    messages = [m.content for m in ctx.batch.messages]
+    return lambda run: len(run) >= min_chars and any(run in message for message in messages)
+
+
+def _without_quoted_spans(text: str, ctx: Any, min_chars: int) -> str:
+    """``text`` with each quoted span that a new message holds word for word blanked out."""
+    return _blank_quoted_spans(text, _quoted_by_batch(ctx, min_chars))
+
+
 def _without_quotations(text: str, language: str, ctx: Any, min_chars: int) -> str:
     """``text`` with each run of ``language`` that a new message holds word for word blanked out,
     and each quoted span of ``language`` that one holds (the run around it may not be)."""
-    messages = [m.content for m in ctx.batch.messages]
-
-    def quoted(run: str) -> bool:
-        return len(run) >= min_chars and any(run in message for message in messages)
-
-    def blank(m: re.Match[str]) -> str:
-        inner = next(g for g in m.groups() if g is not None)
-        run = inner.strip(_RUN_ENDS)
-        if _RUNS[language].match(run) and quoted(run):
-            return " " * len(m.group(0))
-        return m.group(0)
-
-    text = _QUOTED.sub(blank, text) if any(q in text for q in "\"“'「『`") else text
+    quoted = _quoted_by_batch(ctx, min_chars)
+    text = _blank_quoted_spans(text, quoted, language)
     out, last = [], 0
     for m in _RUNS[language].finditer(text):
         run = m.group(0).strip(_RUN_ENDS)

@@ -17,11 +17,12 @@ from typing import Any, Iterable
 from memvet import pointer as jp
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules import _text, lexicon
+from memvet.rules._scripts import CJK_CHARS
 
 # --- Q001 ---------------------------------------------------------------------------
 
 #: A run of CJK characters (each one a token) or one Latin token.
-_TOKEN_RUN = re.compile(rf"[{_text.CJK_CHAR}]+|[a-z0-9]+(?:[._-][a-z0-9]+)*")
+_TOKEN_RUN = re.compile(rf"[{CJK_CHARS}]+|[a-z0-9]+(?:[._-][a-z0-9]+)*")
 
 
 def tokens(text: str) -> list[str]:
@@ -57,7 +58,7 @@ def shingles(text: str) -> frozenset[str]:
 #: Codes for Latin words, one per token occurrence: above [a-z0-9] (``max(token, code)``
 #: picks the code, ``max(cjk_run, code)`` the run) and below the first CJK character.
 _LATIN_CODES = "".join(map(chr, range(ord("z") + 1, 0x3040)))  # below the first kana
-assert not re.search(f"[{_text.CJK_CHAR}]", _LATIN_CODES)
+assert not re.search(f"[{CJK_CHARS}]", _LATIN_CODES)
 #: Most token codes of one call on the bit path: masks stay a few hundred machine words.
 _MAX_CODES = 1 << 14
 

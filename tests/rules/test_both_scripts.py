@@ -39,8 +39,10 @@ def _rule_regexes():
                                      if not m.name.startswith("_hant")]  # the fold table itself
     for module in modules:
         for name, value in vars(module).items():
-            # _FOLDED_* patterns search _text.fold()'s output, which is simplified already.
-            if isinstance(value, re.Pattern) and isinstance(value.pattern, str) and not name.startswith("_FOLDED"):
+            # _FOLDED_* patterns search _text.fold()'s output, which is simplified already; _FOLDS is
+            # fold()'s own table of the characters it replaces.
+            if (isinstance(value, re.Pattern) and isinstance(value.pattern, str) and not name.startswith("_FOLDED")
+                    and name != "_FOLDS"):
                 yield f"{module.__name__}.{name}", value.pattern
 
 
@@ -56,3 +58,10 @@ def test_every_rule_regex_reads_both_scripts():
                 missing.append(f"{where}: {ch} without {''.join(sorted(set(group) - chars))}")
                 break
     assert not missing, "\n".join(missing)
+
+
+def test_is_cjk_is_the_character_class():
+    """``_scripts.is_cjk`` (comparisons, for loops over characters) and ``CJK_CHARS`` (the regex class) agree."""
+    from memvet.rules._scripts import CJK_CHARS, is_cjk
+    cls = re.compile(f"[{CJK_CHARS}]")
+    assert all(is_cjk(chr(c)) == (cls.match(chr(c)) is not None) for c in range(0x10000))
