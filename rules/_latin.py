@@ -54,6 +54,13 @@ OTHERS: dict[str, frozenset[str]] = {
         nếu từ người""".split()),
     "Dutch": frozenset("""het een niet met voor dat zijn ook maar naar bij wordt worden kunnen moet deze
         wanneer omdat""".split()),
+    # Turkish "ve" and "var" are left out: "I've" and a bare `var` would count them.
+    "Turkish": frozenset("""bir bu için ile olarak daha gibi çok sonra ama ancak eğer veya olan kadar değil ise
+        şu tüm yani şimdi zaten artık diye nasıl neden çünkü sadece bütün önce""".split()),
+    # Indonesian "ini" and "ada" are left out: a config.ini and the Ada language would count them.
+    "Indonesian": frozenset("""dan yang untuk dengan tidak akan dari pada juga atau sudah bisa harus jika karena
+        agar adalah sebagai oleh dalam tetapi kami kita itu bahwa seperti masih setelah sebelum hanya semua
+        telah belum""".split()),
 }
 
 #: A name, not prose: a word in capitals (THE, DAS, API). A camelCase name lower-cases to no

@@ -141,6 +141,9 @@ class _Gate(Rule):
     #: A memory without content holds nothing to judge (the T rules report the missing field);
     #: the memory types a gate judges are its ``types`` (the engine dispatches on them).
     needs = Needs(fields=("content",))
+    #: The gates weigh what the memory's words say and lack (a cause, a rule, a decision):
+    #: in a language the lists do not read, their findings only warn.
+    reads_prose = True
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         # A plain function, not a generator: a clean memory costs no generator.

@@ -243,6 +243,9 @@ class _MethodRule(Rule):
     types = frozenset({METHOD})
     #: A method without content holds no rule to judge (the T rules report the missing field).
     needs = Needs(fields=("content",))
+    #: A method is judged by its modals, imperatives and conditions: in a language the lists
+    #: do not read, the method rules' findings only warn.
+    reads_prose = True
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         # A plain function, not a generator: most methods pass.

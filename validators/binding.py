@@ -29,7 +29,7 @@ class BoundRule:
     """
 
     __slots__ = ("_rule", "check", "code", "name", "action", "configured", "origin", "types", "pos", "confidence",
-                 "needs")
+                 "needs", "reads_prose")
 
     def __init__(self, rule: Rule, code: str, name: str, action: Action, configured: bool, origin: str,
                  types: frozenset[str] | None = None, pos: int = 0):
@@ -45,6 +45,8 @@ class BoundRule:
         self.pos = pos
         #: The rule's own confidence (``Rule.confidence``; a finding may say otherwise).
         self.confidence = getattr(rule, "confidence", "high")
+        #: ``Rule.reads_prose``: its findings on a memory in an unread language are only warnings.
+        self.reads_prose = bool(getattr(rule, "reads_prose", False))
 
     @property
     def rule(self) -> Rule:

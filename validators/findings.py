@@ -5,6 +5,8 @@ Also where a crashing rule becomes E001 (crash isolation: the run goes on).
 
 from __future__ import annotations
 
+from memvet.rules._coverage import unread_language
+
 from . import pointer as jp
 from .binding import BoundRule
 from .paths import absolute
@@ -37,12 +39,23 @@ def record_crash(run: Run, bound: BoundRule, path: str, exc: Exception) -> None:
         mark_dropped(run, path, E001)
 
 
-def handle_finding(run: Run, bound: BoundRule, target: str, base: str, finding: Finding) -> None:
-    """Record ``finding`` of ``bound`` on the target at ``base``, applying its fix when the action is fix."""
+def handle_finding(run: Run, bound: BoundRule, target: str, base: str, finding: Finding,
+                   current: object = None) -> None:
+    """Record ``finding`` of ``bound`` on the target at ``base`` (``current``: the target itself),
+    applying its fix when the action is fix."""
     ctx = run.ctx
     action = bound.action if bound.configured else (finding.action or bound.action)
     path = base + finding.path
     confidence = finding.confidence or bound.confidence
+    message = finding.message
+    if bound.reads_prose and action != "warn" and not bound.configured \
+            and ctx.config.low_confidence == "warn" and isinstance(current, dict):
+        language = unread_language(current.get("content"))
+        if language is not None:
+            # A word list cannot judge a language it does not hold: say so, change nothing.
+            action, confidence = "warn", "low"
+            message += f" (low confidence: the memory is written in {language}, which this rule's word lists do not read)"
+            ctx.low_findings.setdefault(path, []).append(bound.code)
     if confidence == "low" and action in ("reject", "drop") and not bound.configured \
             and ctx.config.low_confidence == "warn":
         # A judgment that can be wrong never costs a re-ask or a memory by default.
@@ -62,7 +75,6 @@ def handle_finding(run: Run, bound: BoundRule, target: str, base: str, finding: 
             except Exception as exc:
                 record_crash(run, bound, path, exc)
                 return
-    message = finding.message
     if action == "fix" and fix is None and target != "parse":  # a fix says why it carries no patch
         message += NO_PATCH_HELD if finding.fix else NO_PATCH_NONE
     run.violations.append(Violation(bound.code, bound.name, action, path, message, bound.origin, fix,

@@ -83,6 +83,11 @@ class Rule:
     #: present, word lists that must hit); the engine skips the call when it cannot be met.
     #: None: always called.
     needs: ClassVar[Any] = None
+    #: The rule judges a memory's prose through its word lists, by the words it holds and those
+    #: it lacks. On a memory written in a language the lists do not read
+    #: (:func:`memvet.rules._coverage.unread_language`), the engine lowers its findings to
+    #: low-confidence warnings: a missing "because" is no evidence in a language the lists lack.
+    reads_prose: ClassVar[bool] = False
 
     def __init__(self, options: BaseModel | None = None):
         self.options = options if options is not None else self.Options()

@@ -98,7 +98,7 @@ def run_rules_on(run: Run, target: str, obj: Any, base: str) -> None:
             if not findings:
                 continue
             for finding in findings:
-                handle_finding(run, bound, target, base, finding)
+                handle_finding(run, bound, target, base, finding, current)
             # A fix may have replaced the target (copy-on-write) or changed a record's type.
             if target == "memory":
                 current = ctx.output[ctx.scene_index]["memories"][ctx.memory_index]

@@ -14,6 +14,10 @@ from memvet.rules._latin import ENGLISH, OTHERS, count, verdict
      "ustawiony.", "Polish"),
     ("O agente não deve escrever arquivos antes que o teste piloto seja validado pelo usuário.", "Portuguese"),
     ("Khung ảnh mặc định phải được giữ lại khi người dùng chưa tải khung của mình lên.", "Vietnamese"),
+    ("Simülasyon durdurulduğunda girişler değiştirilemez, çünkü devre ancak çalışırken güncellenir ve bu "
+     "kural her bileşen için geçerlidir.", "Turkish"),
+    ("Konfigurasi harus dibaca dari file .env karena server tidak boleh menyimpan kunci di dalam kode.",
+     "Indonesian"),
 ])
 def test_verdict(text, language):
     assert verdict(count(text), min_words=3, ratio=2.0) == language

@@ -1,0 +1,86 @@
+"""Which languages memvet's word lists read, and whether a memory is written in one of them.
+
+The value rules (G001-G003, M001, M002, M005) judge a memory by the words it
+holds *and the words it lacks*: a work_fact that only the agent's messages
+say and that names no cause, pitfall or decision is the agent retelling its
+work (G003); a method with no modal or imperative is no rule (M001). A
+missing word is evidence only in a language the lists hold. Written in
+French or Korean, the best-reasoned memory lacks every listed "because" and
+"must", and the rule would drop or downgrade it for words it cannot read --
+which is what every held-out round in a new language showed (rounds 25-29:
+M001 downgraded a fifth of the good methods, G003 dropped reasoned facts,
+until that language's words were added).
+
+So a rule that reads prose through word lists says so (``Rule.reads_prose``),
+and the engine lowers its findings on a memory written in another language
+to low-confidence warnings: the finding stays in the report, named as
+uncertain and why, and it is what the LLM judge is asked about. Nothing is
+switched off; a rule that reads the language keeps its say once the
+language's words are added to its lists and the language to
+:data:`READ_LANGUAGES`.
+
+>>> unread_language("Ce paramètre doit rester désactivé parce que le serveur de test ne le supporte pas.")
+'French'
+>>> unread_language("배포 전에 반드시 마이그레이션을 먼저 실행해야 한다.")
+'Korean'
+>>> unread_language("Run migrations before the deploy, because the new code reads the new columns.") is None
+True
+>>> unread_language("部署前必须先跑迁移，因为新代码读新列。") is None
+True
+"""
+
+from __future__ import annotations
+
+import re
+
+from memvet.rules import _latin
+from memvet.rules._langdetect import strip_code
+from memvet.rules._scripts import CJK_CHARS
+
+#: The languages whose words the value and method word lists hold (Chinese in both scripts;
+#: Japanese through its kana and kanji). Add a language here once its words are in the lists.
+READ_LANGUAGES = frozenset({
+    "English", "Chinese", "Japanese", "Portuguese", "Spanish", "Polish", "Vietnamese", "Russian"})
+
+#: Scripts that write a language the lists do not hold, by the language memvet names in its message.
+_SCRIPTS = {
+    "Korean": "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f",
+    "Arabic": "\u0600-\u06ff\u0750-\u077f",
+    "Hebrew": "\u0590-\u05ff",
+    "Thai": "\u0e00-\u0e7f",
+    "Hindi": "\u0900-\u097f",
+    "Greek": "\u0370-\u03ff",
+}
+_UNREAD_SCRIPT = re.compile("|".join(f"(?P<{name}>[{chars}]+)" for name, chars in _SCRIPTS.items()))
+#: The letters of the scripts that are read: Latin (with accents), Cyrillic, CJK.
+_READ_LETTERS = re.compile(f"[A-Za-z\u00c0-\u024f\u1e00-\u1eff\u0400-\u04ff{CJK_CHARS}]")
+
+#: A Latin-script text is judged by its function words (:mod:`memvet.rules._latin`) only when it
+#: holds this many of one language, with this many times the other side's.
+_MIN_FUNCTION_WORDS = 3
+_RATIO = 2.0
+
+
+def unread_language(text: str) -> str | None:
+    """The language ``text``'s prose is written in when no word list reads it, else None.
+
+    Decided only on clear evidence: letters of an unread script outnumber the read ones,
+    or the function words of an unread Latin-script language (French, German, Italian,
+    Dutch) outweigh the English ones. Code, inline code and URLs are left out first.
+    """
+    if not isinstance(text, str) or not text:
+        return None
+    prose = strip_code(text)
+    if not prose.isascii():
+        unread: dict[str, int] = {}
+        for match in _UNREAD_SCRIPT.finditer(prose):
+            unread[match.lastgroup] = unread.get(match.lastgroup, 0) + len(match.group())
+        if unread:
+            language, letters = max(unread.items(), key=lambda item: item[1])
+            # A Hangul syllable or an abjad letter carries about as much as two Latin letters.
+            if 2 * letters >= len(_READ_LETTERS.findall(prose)):
+                return language
+    if _latin.other_words_at_most(prose) < _MIN_FUNCTION_WORDS:
+        return None
+    found = _latin.verdict(_latin.count(prose), min_words=_MIN_FUNCTION_WORDS, ratio=_RATIO)
+    return found if found is not None and found not in READ_LANGUAGES else None

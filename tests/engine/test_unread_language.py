@@ -1,0 +1,132 @@
+"""A rule that reads prose (``Rule.reads_prose``) only warns on a memory in a language its lists do not read."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memvet.config import config_from_dict
+from memvet.engine import Engine
+from memvet.hookspecs import hookimpl
+from memvet.registry import build_registry
+from memvet.rule import Finding, Rule
+from memvet.rules._coverage import READ_LANGUAGES, unread_language
+
+FRENCH = "Les journaux sont écrits dans le dossier logs et ils sont gardés pendant une semaine avec la date du jour."
+ENGLISH = "The logs are written to the logs folder and they are kept for a week with the date of the day."
+
+
+class NoReason(Rule):
+    """Test rule: drops a memory that holds no "because" (a judgment by a missing word).
+
+    What it does:
+        Nothing useful.
+    Why is this bad?
+        It is a test.
+    Example:
+        Prose only.
+    Use instead:
+        Prose only.
+    """
+
+    code = "TUL001"
+    name = "no-reason"
+    target = "memory"
+    action = "drop"
+    reads_prose = True
+
+    def check(self, memory, ctx):
+        if "because" not in memory["content"]:
+            yield Finding("names no reason", path="/content")
+
+
+class NoReasonBlind(NoReason):
+    """Test rule: the same judgment, from a rule that does not say it reads prose.
+
+    What it does:
+        Nothing useful.
+    Why is this bad?
+        It is a test.
+    Example:
+        Prose only.
+    Use instead:
+        Prose only.
+    """
+
+    code = "TUL002"
+    name = "no-reason-blind"
+    reads_prose = False
+
+
+class Plugin:
+    __name__ = "unread-language-test"
+
+    @hookimpl
+    def memvet_rules(self):
+        return [NoReason, NoReasonBlind]
+
+
+def run(content, config=None):
+    context = {"messages": [{"id": "m1", "sessionKey": "s", "role": "user", "content": content,
+                             "timestamp": 1_795_831_200_000}],
+               "scenePool": [{"id": "sc0001", "label": "demo｜logs"}]}
+    memory = {"content": content, "type": "work_fact", "priority": 80, "source_message_ids": ["m1"]}
+    answer = json.dumps([{"scene_id": "sc0001", "message_ids": ["m1"], "memories": [memory]}], ensure_ascii=False)
+    cfg = config_from_dict({"select": ["TUL"], **(config or {})})
+    return Engine(cfg, registry=build_registry(plugins=(Plugin(),))).validate(answer, context)
+
+
+def test_a_prose_rule_only_warns_on_an_unread_language_and_says_why():
+    report = run(FRENCH)
+    by_code = {v.code: v for v in report.violations}
+    assert (by_code["TUL001"].action, by_code["TUL001"].confidence) == ("warn", "low")
+    assert "French" in by_code["TUL001"].message
+    # a rule that does not read prose keeps its action: the guard is declared, not guessed
+    assert (by_code["TUL002"].action, by_code["TUL002"].confidence) == ("drop", "high")
+    assert report.dropped == [{"path": "/0/memories/0", "codes": ["TUL002"]}]
+
+
+def test_a_read_language_keeps_the_rules_action():
+    report = run(ENGLISH)
+    assert [(v.code, v.action, v.confidence) for v in report.violations] == [
+        ("TUL001", "drop", "high"), ("TUL002", "drop", "high")]
+
+
+def test_low_confidence_keep_and_a_configured_action_apply_the_action():
+    assert run(FRENCH, {"low_confidence": "keep"}).violations[0].action == "drop"
+    assert run(FRENCH, {"actions": {"TUL001": "drop"}}).violations[0].action == "drop"
+
+
+@pytest.mark.parametrize("text, language", [
+    (FRENCH, "French"),
+    ("Die Protokolle werden im Ordner logs gespeichert und sind nach einer Woche nicht mehr da.", "German"),
+    ("I log vengono scritti nella cartella logs e sono conservati per una settimana perché il disco è piccolo.",
+     "Italian"),
+    ("Günlükler logs klasörüne yazılır ve bir hafta sonra silinir, çünkü disk çok küçük.", "Turkish"),
+    ("Log disimpan di folder logs dan dihapus setelah satu minggu karena disknya kecil.", "Indonesian"),
+    ("로그는 logs 폴더에 저장되고 일주일 동안 보관된다.", "Korean"),
+    ("יומני הרישום נשמרים בתיקייה logs למשך שבוע.", "Hebrew"),
+    ("تُحفظ السجلات في مجلد logs لمدة أسبوع.", "Arabic"),
+])
+def test_unread_languages(text, language):
+    assert language not in READ_LANGUAGES
+    assert unread_language(text) == language
+
+
+@pytest.mark.parametrize("text", [
+    ENGLISH,
+    "日志写在 logs 目录，保留一周，因为磁盘很小。",
+    "ログは logs フォルダに一週間保存される。",
+    "Логи пишутся в папку logs и хранятся неделю.",
+    "Los registros se guardan en la carpeta logs durante una semana porque el disco es pequeño.",
+    "Nhật ký được ghi vào thư mục logs và được giữ trong một tuần.",
+    # an English sentence around a French title, and a Korean name in an English sentence
+    'The "Journal de bord" extension writes its logs to the logs folder.',
+    "The 로그 viewer reads the logs folder that the extension writes every time it starts up.",
+    # code and URLs are no prose
+    "Run `le script et les tests dans le dossier` before a release.",
+    "",
+])
+def test_read_or_undecided(text):
+    assert unread_language(text) is None
