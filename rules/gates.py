@@ -234,7 +234,7 @@ class StrippingTest(_Gate):
         "done" report) fails even without a change verb of the list, unless
         it keeps a cause, a rule or a decision, or a user of the batch STATED
         it (their own words: not a request or question, not code they
-        pasted). A fenced block whose info string names a file
+        pasted, and more than the verb and a word or two left once names go). A fenced block whose info string names a file
         (a fence opened as css:app/style.css) is a file write. A change told by its
         means ("made 3D by adding …", 通过添加) is narration too. A work_artifact that says
         it created the asset it names is its job, not a change log.
@@ -258,7 +258,7 @@ class StrippingTest(_Gate):
         改成 openai/ 前缀后正常": a pitfall and its fix). What does NOT decide a change log: a present passive that
         says how code works ("the button is added via addButton()"), a purpose
         clause ("to keep the singular folder name", 以保持…), a schema's
-        "required field". A "when" clause does not keep a narration
+        "required field", a feature named "error handling" (错误处理). A "when" clause does not keep a narration
         either: it tells how the edited code behaves ("shows an asterisk
         when the tab is dirty"); nor does a "so"/所以 that leads to the
         change itself ("did not reference TextFilter, so it was added": the
@@ -463,6 +463,9 @@ class StrippingTest(_Gate):
         #: A narration this much of whose terms a user of the batch STATED (in prose, not pasted
         #: code; not a request or question) carries the user's words.
         user_share: float = 0.5
+        #: ... and has at least this many terms besides its names and its narration verb (fewer
+        #: make any share a coincidence of one or two words).
+        user_min_terms: int = 3
         #: A work_artifact told with one of these records the asset it names (a plan, a doc, a
         #: test file just made), which is its job; it is not a change log of that asset.
         artifact_creation: list[str] = ["created", "wrote", "written", "added", "generated", "drafted",
@@ -473,7 +476,11 @@ class StrippingTest(_Gate):
                                "consistent with", "以保持", "以便", "保持一致", "便于"]
         #: Words that name a code property, not a requirement or a rule ("a new required field"):
         #: masked before the keep markers are looked for.
-        attributive: list[str] = ["new required", "required field", "required fields", "required parameter", "required parameters",
+        #: "with proper error handling" names a feature built, not a problem solved.
+        attributive: list[str] = ["error handling", "error handler", "error handlers", "exception handling",
+                                  "exception handler", "exception handlers", "错误处理", "异常处理",
+                                  "new required", "required field", "required fields", "required parameter",
+                                  "required parameters",
                                   "required argument", "required arguments", "required property",
                                   "required properties", "required key", "required keys", "required column",
                                   "required columns", "必填字段", "必填参数", "必填项"]
@@ -569,7 +576,7 @@ class StrippingTest(_Gate):
             rest = _text.mask(self._fixed_object, rest)  # "fixed the X error": the problem is what changed
         if self._keeps_narration(rest) or _changelog.names_error(content):
             return None
-        if commit is None and _sources.user_prose_support(ctx, memory, view.stripped) >= self.options.user_share:
+        if commit is None and self._users_words(narration, memory, ctx, view):
             # The user's own instruction (their words, not code they pasted), told back. Not for a
             # commit told by its line: a message that echoes the user's request is still git log's.
             return None
@@ -577,6 +584,20 @@ class StrippingTest(_Gate):
             return None  # the fix of an error whose text a cited tool printed: a pitfall, not a log
         return Finding(f"it narrates work that its sources show being done ({narration!r}) and leaves no cause, "
                        "rule or decision; the diff and the commit already hold it", path="/content")
+
+    def _users_words(self, narration: str, memory: dict[str, Any], ctx: Any, view: _text.View) -> bool:
+        """Does a user of the batch STATE what the narration tells (``user_share`` of its terms)?
+
+        Not when the claim has fewer than ``user_min_terms`` terms besides its narration
+        verb: "Created X (names…) and connected Y to the transaction API" keeps "connected"
+        and "transaction" once names go, and a user who asked to "create the functions" and
+        spoke of "transactions" has not stated the change."""
+        claim = view.stripped
+        at = claim.lower().find(narration.lower())
+        rest = claim[:at] + " " + claim[at + len(narration):] if at >= 0 else claim
+        if len(_text.terms_and_chars(rest)[0]) < self.options.user_min_terms:
+            return False
+        return _sources.user_prose_support(ctx, memory, claim) >= self.options.user_share
 
     def _keeps_narration(self, rest: str) -> bool:
         """A keep word (a cause, a rule, a decision) in the narration's prose, other than a connector of

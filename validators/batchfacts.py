@@ -122,6 +122,10 @@ class FactsOptions(BaseModel):
         "i've", "i have created", "i have updated", "i have added", "i have fixed", "done", "created",
         "updated", "added", "fixed", "committed", "renamed", "moved", "removed", "deleted", "implemented",
         "successfully", "now let's", "let me",
+        "i have applied", "i have corrected", "i have implemented", "i have made", "i have removed",
+        "i have replaced", "i have modified", "i have changed", "i have refactored", "i have moved",
+        "i have renamed", "i have deleted", "i have rewritten", "i have written", "i have restored",
+        "applied the fix", "applied the change", "applied the edit",
     ]
     #: Words of a tool header or status line that mean a file was written or edited.
     write_verbs: list[str] = [

@@ -179,7 +179,8 @@ def build(spec_path: Path, source: Path, parse_export=None) -> None:
         if first_user["timestamp"] is None:
             first_user["timestamp"] = int(datetime.fromisoformat(spec["firstUserTime"].replace("Z", "+00:00")).timestamp() * 1000)
     known = [m["timestamp"] for m in messages if m["timestamp"] is not None]
-    recorded_at = max(known) + 3600_000
+    # A Cursor "Export Chat" file has no turn times; with no firstUserTime either, nothing is known.
+    recorded_at = max(known) + 3600_000 if known else None
     session = spec["sessionKey"]
     shaped = [
         {"id": f"m{n}", "sessionKey": session, "role": m["role"], "content": m["content"],
