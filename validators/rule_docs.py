@@ -107,6 +107,9 @@ def rule_page(cls: type, origin: str) -> str:
     safety = fix_safety(cls)
     if safety:
         out.append(f"| fix | {safety} |")
+    if getattr(cls, "reads_prose", False):
+        out.append("| languages | judged in the languages its word lists read; elsewhere its findings only warn "
+                   "(low confidence) |")
     out.append(f"| module | `{origin}` |")
     if preamble:
         out += ["", preamble]
