@@ -54,7 +54,8 @@ def handle_finding(run: Run, bound: BoundRule, target: str, base: str, finding: 
         if language is not None:
             # A word list cannot judge a language it does not hold: say so, change nothing.
             action, confidence = "warn", "low"
-            message += f" (low confidence: the memory is written in {language}, which this rule's word lists do not read)"
+            message += (f" (low confidence: the memory is written in {language}, which this rule's word lists "
+                        "do not read)")
             ctx.low_findings.setdefault(path, []).append(bound.code)
     if confidence == "low" and action in ("reject", "drop") and not bound.configured \
             and ctx.config.low_confidence == "warn":

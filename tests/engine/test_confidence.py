@@ -11,6 +11,7 @@ from memvet.extractor.judge import Judge, JudgePlugin
 from memvet.hookspecs import hookimpl
 from memvet.registry import build_registry
 from memvet.rule import Finding, Rule
+from rule_sections import SECTIONS
 
 CONTEXT = {"messages": [{"id": "m1", "sessionKey": "s", "role": "user", "content": "导出接口超时改成 30 秒",
                          "timestamp": 1_795_831_200_000}],
@@ -20,17 +21,7 @@ ANSWER = json.dumps([{"scene_id": "sc0001", "message_ids": ["m1"], "memories": [
 
 
 class UnsureDrop(Rule):
-    """Test rule: drops every memory, unsure of it.
-
-    What it does:
-        Nothing useful.
-    Why is this bad?
-        It is a test.
-    Example:
-        Prose only.
-    Use instead:
-        Prose only.
-    """
+    __doc__ = 'Test rule: drops every memory, unsure of it.\n' + SECTIONS
 
     code = "TSC001"
     name = "unsure-drop"
@@ -43,17 +34,7 @@ class UnsureDrop(Rule):
 
 
 class SureReject(Rule):
-    """Test rule: rejects every memory; this one finding is low, the rule is high.
-
-    What it does:
-        Nothing useful.
-    Why is this bad?
-        It is a test.
-    Example:
-        Prose only.
-    Use instead:
-        Prose only.
-    """
+    __doc__ = 'Test rule: rejects every memory; this one finding is low, the rule is high.\n' + SECTIONS
 
     code = "TSC002"
     name = "sure-reject"

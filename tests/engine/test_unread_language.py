@@ -12,24 +12,14 @@ from memvet.hookspecs import hookimpl
 from memvet.registry import build_registry
 from memvet.rule import Finding, Rule
 from memvet.rules._coverage import READ_LANGUAGES, unread_language
+from rule_sections import SECTIONS
 
 FRENCH = "Les journaux sont écrits dans le dossier logs et ils sont gardés pendant une semaine avec la date du jour."
 ENGLISH = "The logs are written to the logs folder and they are kept for a week with the date of the day."
 
 
 class NoReason(Rule):
-    """Test rule: drops a memory that holds no "because" (a judgment by a missing word).
-
-    What it does:
-        Nothing useful.
-    Why is this bad?
-        It is a test.
-    Example:
-        Prose only.
-    Use instead:
-        Prose only.
-    """
-
+    __doc__ = 'Test rule: drops a memory that holds no "because" (a judgment by a missing word).\n' + SECTIONS
     code = "TUL001"
     name = "no-reason"
     target = "memory"
@@ -42,18 +32,7 @@ class NoReason(Rule):
 
 
 class NoReasonBlind(NoReason):
-    """Test rule: the same judgment, from a rule that does not say it reads prose.
-
-    What it does:
-        Nothing useful.
-    Why is this bad?
-        It is a test.
-    Example:
-        Prose only.
-    Use instead:
-        Prose only.
-    """
-
+    __doc__ = "Test rule: the same judgment, from a rule that does not say it reads prose.\n" + SECTIONS
     code = "TUL002"
     name = "no-reason-blind"
     reads_prose = False
