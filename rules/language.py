@@ -495,6 +495,10 @@ class ContextDependent(Rule):
             "the previous answer", "the previous suggestion", "the previous approach", "the previous one",
             "the same as before", "same as before", "like before", "just now", "the one above", "as above",
         ]
+        #: References that also say where something sits on a page: "a plus icon shown above the guidance
+        #: text" places it, "the steps shown above" point back. Followed by a word, such a reference is
+        #: uncertain (a warning); at the end of a clause it points back for certain.
+        placement_refs: list[str] = ["shown above", "listed above"]
         #: Words whose characters a Chinese reference can straddle without being one: 当前文件 holds
         #: 前文 across 当前|文件, 线上文档 holds 上文. A reference that one of them straddles (starts
         #: before it and ends inside, or starts inside and ends after) is no reference.
@@ -600,9 +604,10 @@ class ContextDependent(Rule):
         """The pointer into the conversation, and whether it certainly is one."""
         conversation, objects, occasions, leading, demonstratives, nouns, scope = self._matchers()
         lowered = text.lower()  # once for every word list
-        hit = self._conversation_ref(text, lowered, conversation)
-        if hit:
-            return hit, True
+        found = self._conversation_ref(text, lowered, conversation)
+        if found:
+            hit, end = found
+            return hit, not (hit.lower() in self._placements and _word_follows(text, end))
         hit = objects.find(text, lowered=lowered) or occasions.find(text, lowered=lowered)
         if hit:
             return hit, False
@@ -612,8 +617,16 @@ class ContextDependent(Rule):
             return hit, True
         return self._dangling_demonstrative(text, lowered, demonstratives, nouns, scope)
 
-    def _conversation_ref(self, text: str, lowered: str, conversation: Any) -> str | None:
-        """The first conversation reference that no compound word straddles (当前文件 is no 前文)."""
+    @property
+    def _placements(self) -> frozenset[str]:
+        found = self.__dict__.get("_placement_set")
+        if found is None:
+            found = self.__dict__["_placement_set"] = frozenset(w.lower() for w in self.options.placement_refs)
+        return found
+
+    def _conversation_ref(self, text: str, lowered: str, conversation: Any) -> tuple[str, int] | None:
+        """The first conversation reference that no compound word straddles (当前文件 is no 前文), and
+        where it ends."""
         compounds = None
         for start, end in conversation.finditer(text, lowered=lowered):
             if has_cjk(text[start:end]):
@@ -621,7 +634,7 @@ class ContextDependent(Rule):
                     compounds = list(option_matcher(self, "compound_words").finditer(text, lowered=lowered))
                 if any(a < start < b < end or start < a < end < b for a, b in compounds):
                     continue
-            return text[start:end]
+            return text[start:end], end
         return None
 
     def _matchers(self) -> tuple[Any, ...]:
@@ -699,6 +712,15 @@ _KIND_WORDS = frozenset({"这类", "这种", "这些", "那类", "那种", "那�
 #: The last list item before such a word: a 、 and then a few characters with no clause break, verb
 #: particle or subordinator ("数量、步进这类"; not "改完 A、B 后这类问题").
 _LAST_ITEM = re.compile(both_scripts(r"、[^，,；;。.!?！？：:、\s的后时了是在把被]{1,10}$"))
+
+
+#: A word (not a clause break) right after a reference: "shown above the guidance text".
+_WORD_NEXT = re.compile(r"[ \t]*[^\W\d_]")
+
+
+def _word_follows(text: str, end: int) -> bool:
+    """A word, not the end of the clause, follows ``end`` (spaces allowed)."""
+    return _WORD_NEXT.match(text, end) is not None
 
 
 def _after_enumeration(text: str, start: int) -> bool:
