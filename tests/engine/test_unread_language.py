@@ -6,8 +6,10 @@ import json
 
 import pytest
 
+from loopback import LoopbackServer, Reply, client_for, dumps
 from memvet.config import config_from_dict
 from memvet.engine import Engine
+from memvet.extractor.judge import Judge, JudgePlugin
 from memvet.hookspecs import hookimpl
 from memvet.registry import build_registry
 from memvet.rule import Finding, Rule
@@ -109,3 +111,25 @@ def test_unread_languages(text, language):
 ])
 def test_read_or_undecided(text):
     assert unread_language(text) is None
+
+
+def test_the_judge_is_asked_about_a_method_in_an_unread_language():
+    verdict = {"stripping": True, "one_time": True, "provenance": True, "method": True, "reason": "règle"}  # passes
+    method = ("Les journaux de l'extension sont dans le dossier Exports/logs et ils sont écrits à chaque démarrage "
+              "avec la date du jour.")
+    context = {"messages": [{"id": "m1", "sessionKey": "s", "role": "user", "content": "où sont les journaux ?",
+                             "timestamp": 1_795_831_200_000}],
+               "scenePool": [{"id": "sc0001", "label": "demo｜journaux"}]}
+    memory = {"content": method, "type": "work_method", "priority": 80, "source_message_ids": ["m1"],
+              "metadata": {"scope": "self", "method_type": "sop"}}
+    answer = json.dumps([{"scene_id": "sc0001", "message_ids": ["m1"], "memories": [memory]}], ensure_ascii=False)
+    with LoopbackServer([Reply(dumps(verdict))]) as server:
+        judge = Judge(client_for(server, retries=0, timeout=1))
+        cfg = config_from_dict({"select": ["M001", "JDG"]})
+        report = Engine(cfg, registry=build_registry(plugins=(JudgePlugin(judge),))).validate(answer, context)
+        asked = len(server.requests)
+    # M001 found no modal it can read; French is not read, so it only warns -- and the judge is asked
+    assert asked == 1
+    m001 = [v for v in report.violations if v.code == "M001"]
+    assert [(v.action, v.confidence) for v in m001] == [("warn", "low")] and "French" in m001[0].message
+    assert report.output[0]["memories"][0]["type"] == "work_method"  # not downgraded
