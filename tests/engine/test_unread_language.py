@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from loopback import LoopbackServer, Reply, client_for, dumps
 from memvet.config import config_from_dict
@@ -133,3 +135,11 @@ def test_the_judge_is_asked_about_a_method_in_an_unread_language():
     m001 = [v for v in report.violations if v.code == "M001"]
     assert [(v.action, v.confidence) for v in m001] == [("warn", "low")] and "French" in m001[0].message
     assert report.output[0]["memories"][0]["type"] == "work_method"  # not downgraded
+
+
+@given(st.one_of(st.text(), st.none(), st.integers(), st.lists(st.text(max_size=5), max_size=3)))
+@settings(max_examples=300, deadline=None)
+def test_any_content_reads_as_a_language_or_none(content):
+    # the engine asks this of whatever a memory's content is (an LLM answer may hold anything there)
+    found = unread_language(content)
+    assert found is None or (isinstance(found, str) and found not in READ_LANGUAGES)
