@@ -35,7 +35,7 @@ import re
 
 from memvet.rules import _latin
 from memvet.rules._langdetect import strip_code
-from memvet.rules._scripts import CJK_CHARS
+from memvet.rules._scripts import CJK_CHARS, WORD_LETTERS
 
 #: The languages whose words the value and method word lists hold (Chinese in both scripts;
 #: Japanese through its kana and kanji). Add a language here once its words are in the lists.
@@ -53,7 +53,7 @@ _SCRIPTS = {
 }
 _UNREAD_SCRIPT = re.compile("|".join(f"(?P<{name}>[{chars}]+)" for name, chars in _SCRIPTS.items()))
 #: The letters of the scripts that are read: Latin (with accents), Cyrillic, CJK.
-_READ_LETTERS = re.compile(f"[A-Za-z\u00c0-\u024f\u1e00-\u1eff\u0400-\u04ff{CJK_CHARS}]")
+_READ_LETTERS = re.compile(f"[{WORD_LETTERS}{CJK_CHARS}]")
 
 #: A Latin-script text is judged by its function words (:mod:`memvet.rules._latin`) only when it
 #: holds this many of one language, with this many times the other side's.

@@ -607,7 +607,8 @@ class ContextDependent(Rule):
         found = self._conversation_ref(text, lowered, conversation)
         if found:
             hit, end = found
-            return hit, not (hit.lower() in self._placements and _word_follows(text, end))
+            placement = any(hit.lower() == w.lower() for w in self.options.placement_refs)
+            return hit, not (placement and _word_follows(text, end))
         hit = objects.find(text, lowered=lowered) or occasions.find(text, lowered=lowered)
         if hit:
             return hit, False
@@ -616,13 +617,6 @@ class ContextDependent(Rule):
         if hit:
             return hit, True
         return self._dangling_demonstrative(text, lowered, demonstratives, nouns, scope)
-
-    @property
-    def _placements(self) -> frozenset[str]:
-        found = self.__dict__.get("_placement_set")
-        if found is None:
-            found = self.__dict__["_placement_set"] = frozenset(w.lower() for w in self.options.placement_refs)
-        return found
 
     def _conversation_ref(self, text: str, lowered: str, conversation: Any) -> tuple[str, int] | None:
         """The first conversation reference that no compound word straddles (当前文件 is no 前文), and

@@ -1211,8 +1211,10 @@ class ProposalAsDecision(Rule):
             # Task state (a next step, or a preference W006 already rerouted): the assistant's offer
             # written as the work to do, from the proposing paragraph itself, with no user source and
             # no word that keeps it open. Seed 000 asks for it as pending (待确认); labelled answers
-            # bear this out (nine such tasks a reviewer would not keep, no kept one, measured when
-            # this was made certain in session 19).
+            # bore this out when it was made certain (session 19: nine such tasks a reviewer would not
+            # keep, no kept one); by session 20 the labelled sets hold five such rejects: three junk,
+            # one kept with other codes, and one good -- a next step the assistant listed for the user
+            # ("run the migration and test") before "Would you like …?", which nothing here tells apart.
             # Certain only for a work_task from a message the batch facts read as an offer that waits
             # for the user (not the agent's "let's try" about its own next step); a method W006
             # rerouted here was judged by W006 already.

@@ -48,20 +48,19 @@ def handle_finding(run: Run, bound: BoundRule, target: str, base: str, finding: 
     path = base + finding.path
     confidence = finding.confidence or bound.confidence
     message = finding.message
-    if bound.reads_prose and action != "warn" and not bound.configured \
-            and ctx.config.low_confidence == "warn" and isinstance(current, dict):
-        language = unread_language(current.get("content"))
-        if language is not None:
-            # A word list cannot judge a language it does not hold: say so, change nothing.
-            action, confidence = "warn", "low"
-            message += (f" (low confidence: the memory is written in {language}, which this rule's word lists "
+    if not bound.configured and ctx.config.low_confidence == "warn":
+        unread = None
+        if bound.reads_prose and action != "warn" and isinstance(current, dict):
+            unread = unread_language(current.get("content"))
+        if unread is not None:
+            # A word list cannot judge a language it does not hold: say so, change nothing (not even a fix).
+            confidence = "low"
+            message += (f" (low confidence: the memory is written in {unread}, which this rule's word lists "
                         "do not read)")
+        if confidence == "low" and (action in ("reject", "drop") or unread is not None):
+            # A judgment that can be wrong never costs a re-ask or a memory by default.
+            action = "warn"
             ctx.low_findings.setdefault(path, []).append(bound.code)
-    if confidence == "low" and action in ("reject", "drop") and not bound.configured \
-            and ctx.config.low_confidence == "warn":
-        # A judgment that can be wrong never costs a re-ask or a memory by default.
-        action = "warn"
-        ctx.low_findings.setdefault(path, []).append(bound.code)
     fix = None
     if action == "fix" and finding.fix is not None:
         # Record fixes patch the report's records, not the output; a record
