@@ -870,6 +870,14 @@ class ProposalOptions(RuleOptions):
     #: Words by which a memory says that something is not done or not there.
     refusals: list[str] = ["不", "没", "无", "未", "放弃", "拒绝", "no", "not", "n't", "never", "without", "declined",
                            "rejected", "skipped", "dropped"]
+    #: A proposal that begins one of these asks the user to choose their own next step
+    #: ("Would you like to run the migration and test, or move on?", 你要不要先跑迁移),
+    #: not to take more work from the agent ("would you like me to", 要我). A task written
+    #: from such a question may be the real next step, so only that finding is uncertain.
+    choice_questions: list[str] = [
+        "would you like to", "do you want to", "would you prefer to", "你要不要", "您要不要", "你要先", "你想先",
+        "你是想", "你打算",
+    ]
     #: Share of the memory's words (weighted, see ``tokens``) that must come from
     #: the proposal itself -- the paragraph that holds the proposal wording and
     #: the list it introduces -- for a certain finding; from the whole proposing
@@ -985,11 +993,14 @@ class ProposalAsDecision(Rule):
           often re-ask a correct answer;
         - a work_task whose only sources are assistant messages, written
           from the paragraph of an offer that waits for the user (要我…吗,
-          "would you like", "if you want, I can …", as the batch facts read
+          "would you like me to …", "if you want, I can …", as the batch facts read
           it) that no user message took: certain (reject), unless it keeps
           itself open (待确认, "awaiting the user"); uncertain (warns) when
           the message only announces the agent's own next step ("let's
-          try …") or the record is a method W006 rerouted to task state.
+          try …"), the offer only asks the user to choose their own next
+          step ("Would you like to run the migration and test, or move
+          on?", 你要不要先跑迁移: the step may be the real work left), or
+          the record is a method W006 rerouted to task state.
 
     Why is this bad?
         An open proposal must be recorded as open ("正在评估…",
@@ -1059,6 +1070,7 @@ class ProposalAsDecision(Rule):
         self._settled = tuple(self.options.settled)
         self._open = tuple(self.options.open_markers)
         self._refusals = tuple(self.options.refusals)
+        self._choices = lexicon.compile_words(self.options.choice_questions)
         _LAYER.word_list(self._settled)
         _LAYER.word_list(self._open)
         _LAYER.word_list(self._refusals)
@@ -1101,6 +1113,16 @@ class ProposalAsDecision(Rule):
         order = ctx.memo("W008:order", lambda: {m.key: n for n, m in enumerate(ctx.batch.messages)})
         return [(m, hit, order[m.key]) for m in sources
                 if m.role == "assistant" and (hit := self._proposal_of(m, ctx))]
+
+    def _offers_more_work(self, m: Any, ctx: Any) -> bool:
+        """Does a proposal of ``m`` offer the agent's work ("would you like me to", "if you want, I
+        can", 要我), rather than only ask the user to choose their next step (``choice_questions``)?"""
+        def find() -> bool:
+            prose = _prose(m.content)
+            asks = [(c.start(), c.end()) for c in self._choices.finditer(prose)] if self._choices else []
+            return any(not any(start <= hit.start() < end for start, end in asks)
+                       for hit in self.proposal.finditer(prose))
+        return ctx.memo(("W008:offers", id(self), m.sessionKey, m.id), find)
 
     def _region(self, m: Any, ctx: Any) -> dict[str, int]:
         """The tokens of the paragraph of ``m`` that holds its proposal, memoised per batch."""
@@ -1214,11 +1236,14 @@ class ProposalAsDecision(Rule):
             # bore this out when it was made certain (session 19: nine such tasks a reviewer would not
             # keep, no kept one); by session 20 the labelled sets hold five such rejects: three junk,
             # one kept with other codes, and one good -- a next step the assistant listed for the user
-            # ("run the migration and test") before "Would you like …?", which nothing here tells apart.
+            # ("run the migration and test") before "Would you like to run … or move on?". The two kept
+            # ones came from such a question about the user's own next step, the three junk from offers
+            # of the agent's work ("would you like me to", "if you want, I can", "I recommend option 1").
             # Certain only for a work_task from a message the batch facts read as an offer that waits
-            # for the user (not the agent's "let's try" about its own next step); a method W006
-            # rerouted here was judged by W006 already.
-            certain = record.get("type") == "work_task" and "proposes" in ctx.facts.of(proposer).acts
+            # for the user (not the agent's "let's try" about its own next step) and that offers the
+            # agent's work; a method W006 rerouted here was judged by W006 already.
+            certain = (record.get("type") == "work_task" and "proposes" in ctx.facts.of(proposer).acts
+                       and self._offers_more_work(proposer, ctx))
             return [Finding(f"it states as the plan what an assistant proposal ({proposal!r}) only offered, and no "
                             "user message accepted it; say that it awaits the user", path="/content",
                             confidence=None if certain else "low")] if from_proposal else ()
