@@ -477,6 +477,14 @@ def _reroute(record: dict[str, Any], ctx: Any, why: str) -> Finding:
     return Finding(f"{why}: rerouted to task_state under {fields['namespace']!r}", fix=ops)
 
 
+def _part_only(why: str) -> Finding:
+    """W005's finding when the temporary part is one detail of a memory of several sentences (a
+    later sentence says "for now", or a source does while the memory tells more than that): the
+    reroute would put the lasting rest into task state too, so it only warns (low confidence)."""
+    return Finding(f"{why}; only part of it may be temporary: record that part as task state and keep the "
+                   "rest as it is", action="warn", confidence="low")
+
+
 class TemporaryAsConvention(Rule):
     """A temporary change recorded as a lasting fact or preference.
 
@@ -502,7 +510,11 @@ class TemporaryAsConvention(Rule):
         among the sources, the assistant's temporary sentence must hold
         ``min_source_share`` of the memory: a root cause the tool output
         shows, with the assistant's stopgap as one clause, is not built on
-        the stopgap. Safe fix.
+        the stopgap. When the temporary sentence is not the memory's first
+        one (a later sentence says "for now" of one detail), or a source
+        says it while the memory tells more in several sentences, a reroute
+        would carry the lasting rest into task state as well: the finding
+        then only warns (low confidence). Safe fix.
 
     Why is this bad?
         The classic write-layer failure: "raise the timeout to 30 s until
@@ -561,26 +573,27 @@ class TemporaryAsConvention(Rule):
         if record.get("kind") not in LONG_TERM_KINDS:
             return ()
         content = record.get("content") or ""
-        marker = self._temporary_content(content, ctx)
+        marker, first = self._temporary_content(content, ctx)
         if marker:
-            return [_reroute(record, ctx, f"the content describes a temporary change ({marker!r}) as a "
-                                          f"lasting {record['kind']}")]
+            why = f"the content describes a temporary change ({marker!r}) as a lasting {record['kind']}"
+            return [_reroute(record, ctx, why) if first else _part_only(why)]
         marker = self._temporary_source(record, content, ctx)
         if marker:
-            return [_reroute(record, ctx, f"its source calls the change temporary ({marker!r}) but it is "
-                                          f"recorded as a lasting {record['kind']}")]
+            why = f"its source calls the change temporary ({marker!r}) but it is recorded as a lasting {record['kind']}"
+            return [_part_only(why) if len(sentences(unquote(content))) > 1 else _reroute(record, ctx, why)]
         return ()
 
-    def _temporary_content(self, content: str, ctx: Any) -> str | None:
-        """The marker of the content's first temporary sentence, or None."""
+    def _temporary_content(self, content: str, ctx: Any) -> tuple[str | None, bool]:
+        """The marker of the content's first temporary sentence (or None), and whether that sentence
+        opens the content (what the memory is about) rather than qualifying one of its details."""
         clean = unquote(content)
         if not self.temporal.may_hold(clean, ctx):
-            return None
-        for sentence in sentences(clean):
+            return None, False
+        for n, sentence in enumerate(sentences(clean)):
             marker = self.temporal.is_temporary(sentence)
             if marker:
-                return marker
-        return None
+                return marker, n == 0
+        return None, False
 
     def _temporary_source(self, record: dict[str, Any], content: str, ctx: Any) -> str | None:
         marked = self._marked_messages(ctx)
