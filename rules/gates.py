@@ -87,7 +87,7 @@ PROBLEMS = [
     "breaks", "misaligns", "misaligned", "错位", "不兼容", "incompatible", "not compatible",
     # Portuguese, Spanish
     "erro", "falha", "falhou", "problema", "corrigido", "corrigida", "correção", "resolvido", "contorno",
-    "falla", "falló", "corregido", "solucionado", "resuelto",
+    "falla", "falló", "corregido", "solucionado", "resuelto", "quebra", "quebrou", "quebrado", "rompe", "rompió",
     # Japanese, Polish
     "エラー", "不具合", "バグ", "修正", "回避策", "ハマり", "クラッシュ", "フリーズ", "例外", "動かない", "効かない",
     "błąd", "błędu", "błędy", "błędem", "awaria", "nie działa", "naprawiono", "naprawiony", "naprawiona",
@@ -230,7 +230,9 @@ class StrippingTest(_Gate):
         Against the batch: a memory that narrates work ("Reorganized …",
         "X now calls Y", "now starts with …" -- "now" and any verb, not "from
         now on" or "now that" --, "no longer uses", "the agent then adjusted …",
-        已删除/修复了/已重构) while one of its sources shows that
+        已删除/修复了/已重构; in Spanish and Portuguese the passive with
+        se or ser and the first person: "se eliminaron", "foi substituída",
+        "alterei") while one of its sources shows that
         work being done (a tool edit or commit, an assistant file write or
         "done" report) fails even without a change verb of the list, unless
         it keeps a cause, a rule or a decision, or a user of the batch STATED
@@ -399,6 +401,19 @@ class StrippingTest(_Gate):
             "добавлен", "добавлена", "добавлено", "добавлены", "добавил", "изменён", "изменен", "изменил",
             "удалён", "удален", "удалил", "переименован", "обновлён", "обновлен", "обновил", "заменён", "заменен",
             "заменил", "реализован", "реализовал", "перенесён", "перенесен",
+            # Spanish (the passive with se, the first person, the passive with ser), Portuguese
+            "se agregó", "se agregaron", "se añadió", "se añadieron", "se eliminó", "se eliminaron", "se actualizó",
+            "se actualizaron", "se modificó", "se modificaron", "se cambió", "se cambiaron", "se renombró",
+            "se renombraron", "se reemplazó", "se reemplazaron", "se movió", "se movieron", "se migró",
+            "se implementó", "se implementaron", "agregué", "añadí", "eliminé", "actualicé", "modifiqué", "cambié",
+            "renombré", "reemplacé", "migré", "implementé", "refactoricé", "fue actualizado", "fue actualizada",
+            "fue eliminado", "fue eliminada", "fue reemplazado", "fue modificado", "fue renombrado",
+            "fueron eliminados", "fueron actualizados", "fueron agregados",
+            "foi adicionado", "foi adicionada", "foram adicionados", "foi removido", "foi removida", "foram removidos",
+            "foi atualizado", "foi atualizada", "foram atualizados", "foi alterado", "foi alterada", "foi renomeado",
+            "foi substituído", "foi substituída", "foi migrado", "foi implementado", "foi implementada",
+            "adicionei", "removi", "atualizei", "alterei", "renomeei", "substituí", "migrei", "implementei",
+            "refatorei",
         ]
         #: ... and what a user wants ("User wants the helpers moved into src/"): a wish, not a change made
         #: (not what a user believes: "用户认为 X 有问题，但…" is often corrected in the same memory).
@@ -450,6 +465,18 @@ class StrippingTest(_Gate):
             "已删除", "已完成", "已更新", "已修复", "已实现", "已提交", "已重命名", "已添加", "已创建", "已修改", "已移除",
             "完成了", "修复了", "更新了", "实现了", "删除了", "新增了", "现在调用", "改成了", "改为了",
             "变成了", "换成了", "加上了", "去掉了", "现在会", "现在使用", "现在返回", "已改为", "已换成",
+            # Spanish and Portuguese: the passive with se / ser, the first person, the new state ("ahora usa")
+            "se creó", "se crearon", "se agregó", "se agregaron", "se añadió", "se añadieron", "se eliminó",
+            "se eliminaron", "se actualizó", "se actualizaron", "se modificó", "se modificaron", "se cambió",
+            "se cambiaron", "se renombró", "se reemplazó", "se movió", "se implementó", "se corrigió",
+            "se corrigieron", "creé", "agregué", "añadí", "eliminé", "actualicé", "modifiqué", "cambié",
+            "implementé", "corregí", "fue creado", "fue creada", "fueron creados", "fue actualizado",
+            "fue eliminado", "fue modificado", "fue reemplazado", "ahora usa", "ahora tiene", "ahora solo",
+            "ahora muestra", "ya no usa",
+            "foi criado", "foi criada", "foram criados", "foi adicionado", "foram adicionados", "foi removido",
+            "foram removidos", "foi atualizado", "foi alterado", "foi substituído", "foi implementado",
+            "foi corrigido", "criei", "adicionei", "removi", "atualizei", "alterei", "implementei", "corrigi",
+            "agora usa", "agora tem", "agora só", "não usa mais",
         ]
         #: What keeps a narration of shown work: a cause, a rule, a decision (not a mere "fixed").
         #: Not "when"/当: in a narration it says how the edited code behaves ("shows an asterisk
@@ -471,7 +498,9 @@ class StrippingTest(_Gate):
         #: test file just made), which is its job; it is not a change log of that asset.
         artifact_creation: list[str] = ["created", "wrote", "written", "added", "generated", "drafted",
                                         "创建了", "新建了", "新增了", "编写了", "写了", "生成了", "起草了",
-                                        "作成した", "作成しました", "utworzono", "utworzyłem"]
+                                        "作成した", "作成しました", "utworzono", "utworzyłem",
+                                        "se creó", "se crearon", "creé", "fue creado", "fue creada", "foi criado",
+                                        "foi criada", "criei"]
         #: A purpose clause is a reason: "moved the tests to test/ to keep the singular folder name".
         purposes: list[str] = ["to keep", "to stay", "to maintain", "to preserve", "for consistency",
                                "consistent with", "以保持", "以便", "保持一致", "便于"]

@@ -182,6 +182,9 @@ USER_WISH = [
     "用户希望", "用户想要", "用户期望", "用户喜欢",
     "user wants", "user likes", "user expects", "user would like", "user asks for",
     "user only wants", "user just wants", "用户只想", "用户只希望",
+    # Spanish, Portuguese
+    "el usuario quiere", "el usuario espera", "el usuario pide", "el usuario pidió", "el usuario solo quiere",
+    "o usuário quer", "o usuário espera", "o usuário pede", "o usuário pediu", "o usuário só quer",
 ]
 
 #: Conditions and quantifiers that give a wish a scope beyond one occasion
