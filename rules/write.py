@@ -883,13 +883,15 @@ class ProposalOptions(RuleOptions):
     #: Words by which a memory says that something is not done or not there.
     refusals: list[str] = ["不", "没", "无", "未", "放弃", "拒绝", "no", "not", "n't", "never", "without", "declined",
                            "rejected", "skipped", "dropped"]
-    #: A proposal that begins one of these asks the user to choose their own next step
-    #: ("Would you like to run the migration and test, or move on?", 你要不要先跑迁移),
-    #: not to take more work from the agent ("would you like me to", 要我). A task written
-    #: from such a question may be the real next step, so only that finding is uncertain.
-    choice_questions: list[str] = [
-        "would you like to", "do you want to", "would you prefer to", "你要不要", "您要不要", "你要先", "你想先",
-        "你是想", "你打算",
+    #: An offer of optional extra work ("if you want, I can also add a test script", 需要的话我可以):
+    #: work nobody asked for. A work_task written from such an offer that no user took is a
+    #: certain finding; from any other proposal (a plan's next steps, "would you like me to start
+    #: with 1 or 2?", 要我…吗 after a missing directory) it may be the real work left: uncertain.
+    optional_offers: list[str] = [
+        "if you want, i can", "if you want i can", "if you'd like, i can", "if you'd like i can",
+        "if you want, i'll", "if you'd like, i'll", "if needed, i can", "optionally, i can", "i can also",
+        "如果你需要，我可以", "如果需要，我可以", "需要的话，我可以", "需要的话我可以", "如果你愿意，我可以", "要的话我可以",
+        "我也可以",
     ]
     #: Share of the memory's words (weighted, see ``tokens``) that must come from
     #: the proposal itself -- the paragraph that holds the proposal wording and
@@ -1005,15 +1007,15 @@ class ProposalAsDecision(Rule):
           "option 1" reads the same as the proposal, so a reject would
           often re-ask a correct answer;
         - a work_task whose only sources are assistant messages, written
-          from the paragraph of an offer that waits for the user (要我…吗,
-          "would you like me to …", "if you want, I can …", as the batch facts read
-          it) that no user message took: certain (reject), unless it keeps
+          from the paragraph of an offer of optional extra work that waits
+          for the user ("if you want, I can also …", 需要的话我可以…, as the
+          batch facts read it) that no user message took: certain (reject), unless it keeps
           itself open (待确认, "awaiting the user"); uncertain (warns) when
           the message only announces the agent's own next step ("let's
-          try …"), the offer only asks the user to choose their own next
-          step ("Would you like to run the migration and test, or move
-          on?", 你要不要先跑迁移: the step may be the real work left), or
-          the record is a method W006 rerouted to task state.
+          try …"), the proposal is not an offer of optional extra work
+          (a plan's next steps before "Would you like (me) to …?", 要我…吗:
+          the step may be the real work left), or the record is a method
+          W006 rerouted to task state.
 
     Why is this bad?
         An open proposal must be recorded as open ("正在评估…",
@@ -1083,7 +1085,7 @@ class ProposalAsDecision(Rule):
         self._settled = tuple(self.options.settled)
         self._open = tuple(self.options.open_markers)
         self._refusals = tuple(self.options.refusals)
-        self._choices = lexicon.compile_words(self.options.choice_questions)
+        self._optional = lexicon.compile_words(self.options.optional_offers)
         _LAYER.word_list(self._settled)
         _LAYER.word_list(self._open)
         _LAYER.word_list(self._refusals)
@@ -1127,15 +1129,11 @@ class ProposalAsDecision(Rule):
         return [(m, hit, order[m.key]) for m in sources
                 if m.role == "assistant" and (hit := self._proposal_of(m, ctx))]
 
-    def _offers_more_work(self, m: Any, ctx: Any) -> bool:
-        """Does a proposal of ``m`` offer the agent's work ("would you like me to", "if you want, I
-        can", 要我), rather than only ask the user to choose their next step (``choice_questions``)?"""
+    def _offers_optional_work(self, m: Any, ctx: Any) -> bool:
+        """Does ``m`` offer optional extra work (``optional_offers``: "if you want, I can …")?"""
         def find() -> bool:
-            prose = _prose(m.content)
-            asks = [(c.start(), c.end()) for c in self._choices.finditer(prose)] if self._choices else []
-            return any(not any(start <= hit.start() < end for start, end in asks)
-                       for hit in self.proposal.finditer(prose))
-        return ctx.memo(("W008:offers", id(self), m.sessionKey, m.id), find)
+            return self._optional is not None and self._optional.search(_prose(m.content)) is not None
+        return ctx.memo(("W008:optional", id(self), m.sessionKey, m.id), find)
 
     def _region(self, m: Any, ctx: Any) -> dict[str, int]:
         """The tokens of the paragraph of ``m`` that holds its proposal, memoised per batch."""
@@ -1245,18 +1243,16 @@ class ProposalAsDecision(Rule):
         if record.get("kind") not in LONG_TERM_KINDS:
             # Task state (a next step, or a preference W006 already rerouted): the assistant's offer
             # written as the work to do, from the proposing paragraph itself, with no user source and
-            # no word that keeps it open. Seed 000 asks for it as pending (待确认); labelled answers
-            # bore this out when it was made certain (session 19: nine such tasks a reviewer would not
-            # keep, no kept one); by session 20 the labelled sets hold five such rejects: three junk,
-            # one kept with other codes, and one good -- a next step the assistant listed for the user
-            # ("run the migration and test") before "Would you like to run … or move on?". The two kept
-            # ones came from such a question about the user's own next step, the three junk from offers
-            # of the agent's work ("would you like me to", "if you want, I can", "I recommend option 1").
-            # Certain only for a work_task from a message the batch facts read as an offer that waits
-            # for the user (not the agent's "let's try" about its own next step) and that offers the
-            # agent's work; a method W006 rerouted here was judged by W006 already.
+            # no word that keeps it open. Seed 000 asks for it as pending (待确认). Certain only for a
+            # work_task from an offer of optional extra work ("if you want, I can …") that the batch
+            # facts read as waiting for the user: the labelled sets bore out "certain" for every offer
+            # at first (session 19: nine junk tasks, no kept one), but by session 21 they held three
+            # good or kept tasks among six such rejects, each a plan's next step the assistant listed
+            # before "Would you like (me) to …?", which may be the real work left. Any other proposal,
+            # the agent's "let's try" about its own next step, or a method W006 rerouted here (judged
+            # by W006 already) gives an uncertain finding.
             certain = (record.get("type") == "work_task" and "proposes" in ctx.facts.of(proposer).acts
-                       and self._offers_more_work(proposer, ctx))
+                       and self._offers_optional_work(proposer, ctx))
             return [Finding(f"it states as the plan what an assistant proposal ({proposal!r}) only offered, and no "
                             "user message accepted it; say that it awaits the user", path="/content",
                             confidence=None if certain else "low")] if from_proposal else ()

@@ -279,11 +279,15 @@ def test_w008_only_warns_when_the_memory_restates_what_beside_the_proposal():
     assert _w008(lines, memory, ["m1"]) == [("W008", "warn", "low")]
 
 
-def test_w008_on_task_state_rejects_an_offer_and_warns_on_the_agents_own_step():
-    # An offer that waits for the user (我建议…), written as the work to do: certain.
+def test_w008_on_task_state_rejects_an_optional_offer_and_warns_on_a_plan_or_the_agents_own_step():
+    # An offer of optional extra work that waits for the user (如果你需要，我可以…), written as the work to do: certain.
+    lines = ["assistant: 数据已经下好了。如果你需要，我可以再把 nuScenes Map expansion 包也下载下来，要我下载吗？"]
+    memory = {"content": "把 nuScenes Map expansion 包也下载下来。", "type": "work_task", "priority": 70}
+    assert _w008(lines, memory, ["m1"]) == [("W008", "reject", "high")]
+    # A suggested next step of the work (我建议下一步：…) may be the real work left: a warning.
     lines = ["assistant: 我建议下一步：\n\n- 下载 nuScenes Map expansion 包\n- 解压到 maps/expansion/"]
     memory = {"content": "下载 nuScenes Map expansion 包并解压到 maps/expansion/。", "type": "work_task", "priority": 70}
-    assert _w008(lines, memory, ["m1"]) == [("W008", "reject", "high")]
+    assert _w008(lines, memory, ["m1"]) == [("W008", "warn", "low")]
     # The agent announcing its own next step ("let's try") is no offer the batch facts read: a warning.
     lines = ["assistant: Let's try to download the nuScenes map expansion into maps/expansion/ next."]
     memory = {"content": "Download the nuScenes map expansion into maps/expansion/.", "type": "work_task", "priority": 70}
