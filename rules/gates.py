@@ -763,6 +763,9 @@ class OneTimeTest(_Gate):
         duration, a size) that a tool or assistant source printed
         and no user message of the batch gave is a reading copied from
         output (a low-confidence finding when only the assistant printed it).
+        A figure that a file write or edit puts into the file (a port in
+        docker-compose.yml, a disk size in a launch template) is a setting,
+        not a reading.
         The options a question tool offers the user (``question_tools``:
         AskUserQuestion, ask_followup_question) are not output of a run.
         So is a "not yet" state (还没有/尚未, "has not been") that a cited
@@ -1062,6 +1065,10 @@ class OneTimeTest(_Gate):
                 continue  # a cited user message gave it: a setting or a requirement, not a reading
             for m in sources:
                 if m.role != "user" and _has_number(m.content, number) and not self._asks_the_user(m):
+                    written = facts.of(m)
+                    if (written.files_written or "writes" in written.acts) and not written.commands \
+                            and _has_number(written.written, number):
+                        continue  # a value a file write or edit puts in the file (a port, a disk size): a setting
                     printed_by = printed_by or (shown, m.role)
                     # Certain: tool output, or a count/duration the assistant reports from its own run.
                     certain = certain or m.role == "tool" or (counted and "reports_done" in facts.of(m).acts)
