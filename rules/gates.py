@@ -1400,10 +1400,11 @@ class ProvenanceTest(_Gate):
         #: From this share a cause no longer excuses: the "because …" is in the file too.
         restated_cause_share: float = 0.7
         #: Files the agent loads into every session (base names, any case): a memory that
-        #: restates them costs a memory slot for what the agent reads anyway.
+        #: restates them costs a memory slot for what the agent reads anyway. (Not CONTRIBUTING.md:
+        #: a guide for human contributors, which no assistant loads by itself.)
         instruction_files: list[str] = [
             "CONVENTIONS.md", "AGENTS.md", "CLAUDE.md", "GEMINI.md", "copilot-instructions.md", ".cursorrules",
-            ".windsurfrules", ".clinerules", ".aider.conf.yml", "CONTRIBUTING.md",
+            ".windsurfrules", ".clinerules", ".aider.conf.yml",
         ]
         #: An assistant message with one of these recites the instructions it was given.
         instruction_recitals: list[str] = [
