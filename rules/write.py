@@ -889,9 +889,8 @@ class ProposalOptions(RuleOptions):
     #: with 1 or 2?", 要我…吗 after a missing directory) it may be the real work left: uncertain.
     optional_offers: list[str] = [
         "if you want, i can", "if you want i can", "if you'd like, i can", "if you'd like i can",
-        "if you want, i'll", "if you'd like, i'll", "if needed, i can", "optionally, i can", "i can also",
+        "if you want, i'll", "if you'd like, i'll", "if needed, i can", "optionally, i can",
         "如果你需要，我可以", "如果需要，我可以", "需要的话，我可以", "需要的话我可以", "如果你愿意，我可以", "要的话我可以",
-        "我也可以",
     ]
     #: Share of the memory's words (weighted, see ``tokens``) that must come from
     #: the proposal itself -- the paragraph that holds the proposal wording and
