@@ -1065,13 +1065,12 @@ class OneTimeTest(_Gate):
                 continue  # a cited user message gave it: a setting or a requirement, not a reading
             for m in sources:
                 if m.role != "user" and _has_number(m.content, number) and not self._asks_the_user(m):
-                    written = facts.of(m)
-                    if (written.files_written or "writes" in written.acts) and not written.commands \
-                            and _has_number(written.written, number):
+                    source = facts.of(m)
+                    if "writes" in source.acts and not source.commands and _has_number(source.written, number):
                         continue  # a value a file write or edit puts in the file (a port, a disk size): a setting
                     printed_by = printed_by or (shown, m.role)
                     # Certain: tool output, or a count/duration the assistant reports from its own run.
-                    certain = certain or m.role == "tool" or (counted and "reports_done" in facts.of(m).acts)
+                    certain = certain or m.role == "tool" or (counted and "reports_done" in source.acts)
                     run_result = run_result or pass_count or (counted and self._run_result is not None
                                                               and self._run_result.fullmatch(shown) is not None)
         if printed_by is None:
