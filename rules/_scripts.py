@@ -13,6 +13,8 @@ spaces between words and reads as words already.
 
 from __future__ import annotations
 
+import re
+
 #: Hiragana, katakana (with ー and ・), katakana extensions, CJK ideographs (extension A and the
 #: unified block), compatibility ideographs, halfwidth katakana.
 CJK_CHARS = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f"
@@ -28,3 +30,17 @@ def is_cjk(ch: str) -> bool:
     """Is the character ``ch`` one of :data:`CJK_CHARS`?"""
     return ("\u3400" <= ch <= "\u9fff" or "\u3040" <= ch <= "\u30ff" or "\uf900" <= ch <= "\ufaff"
             or "\u31f0" <= ch <= "\u31ff" or "\uff66" <= ch <= "\uff9f")
+
+
+#: One CJK character, or a run of letters of any other script (Latin with its accents,
+#: Cyrillic, Greek, Hangul ...): the units a "how much prose is there" count reads. Counting
+#: only ``[A-Za-z]`` left a Russian or Vietnamese sentence beside a path weighing nothing.
+_WORD_OR_CJK = re.compile(f"[{CJK_CHARS}]|(?:(?![{CJK_CHARS}])[^\\W\\d_])+")
+
+
+def words_and_cjk(text: str) -> tuple[int, int]:
+    """How many words (letter runs of the scripts that space their words) and how many CJK
+    characters ``text`` holds: "Routes are in 路由.py" -> (3, 2)."""
+    found = _WORD_OR_CJK.findall(text)
+    cjk = sum(1 for w in found if len(w) == 1 and is_cjk(w))
+    return len(found) - cjk, cjk

@@ -17,7 +17,7 @@ from typing import Any
 
 from memvet.batchfacts import file_text, paths
 from memvet.rules import _text
-from memvet.rules._scripts import CJK_CHARS
+from memvet.rules._scripts import words_and_cjk
 
 _STOP = frozenset(w.encode() for w in _text.STOPWORDS)
 
@@ -276,24 +276,20 @@ def _agent_text(ctx: Any) -> str:
                     lambda: "\n".join(m.content for m in ctx.batch.messages if m.role != "user").lower())
 
 
-_WORD_OR_HAN = re.compile(f"[A-Za-z]+|[{CJK_CHARS}]")
-
-
 def listed_paths(ctx: Any, content: str, found: list[str], *, words_per_path: int, chars_per_path: int) -> int:
     """How many paths the content lists when it is a listing of files the batch's agent messages
     name (a deliverables list: "代码在 a/x.py、a/y.py，文档 docs/z.md"), else 0.
 
     ``found``: the content's paths (:func:`paths`). A listing: little prose beside them (at most
-    ``words_per_path`` Latin words or ``chars_per_path`` Chinese characters per path), and two
+    ``words_per_path`` words or ``chars_per_path`` Chinese characters per path), and two
     thirds of them named by an assistant or tool message of the batch (``ls`` / ``find`` output,
     a report of files created): ``ls`` gives it back.
     """
     rest = content
     for path in sorted(found, key=len, reverse=True):
         rest = rest.replace(path, " ")
-    words = _WORD_OR_HAN.findall(rest)
-    latin = sum(1 for w in words if w.isascii())
-    if latin > words_per_path * len(found) or len(words) - latin > chars_per_path * len(found):
+    words, chars = words_and_cjk(rest)
+    if words > words_per_path * len(found) or chars > chars_per_path * len(found):
         return 0
     agent = _agent_text(ctx)
     shown = sum(1 for path in found if (base := _base(path)) and base in agent)

@@ -42,7 +42,7 @@ from memvet.needs import Needs
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules import _sources, _text, lexicon
 from memvet.rules._hant import both_scripts
-from memvet.rules._scripts import CJK_CHARS
+from memvet.rules._scripts import words_and_cjk
 from memvet.rules.method import NORMATIVE, NOT_NORMATIVE, USER_WISH
 from memvet.rules import _changelog  # G001's change-log shapes
 
@@ -397,10 +397,22 @@ class StrippingTest(_Gate):
             "zaimplementowałem", "zastąpiłem",
             # Vietnamese (đã = done)
             "đã thêm", "đã cập nhật", "đã sửa", "đã xóa", "đã đổi", "đã tạo", "đã chuyển", "đã thay",
-            # Russian
-            "добавлен", "добавлена", "добавлено", "добавлены", "добавил", "изменён", "изменен", "изменил",
-            "удалён", "удален", "удалил", "переименован", "обновлён", "обновлен", "обновил", "заменён", "заменен",
-            "заменил", "реализован", "реализовал", "перенесён", "перенесен",
+            # Russian (the short participle in each gender and number, the past tense)
+            "добавлен", "добавлена", "добавлено", "добавлены", "изменён", "изменен", "изменена", "изменено",
+            "изменены", "удалён", "удален", "удалена", "удалено", "удалены", "переименован", "переименована",
+            "переименовано", "переименованы", "обновлён", "обновлен", "обновлена", "обновлено", "обновлены",
+            "заменён", "заменен", "заменена", "заменено", "заменены", "реализован", "реализована", "реализовано",
+            "реализованы", "перенесён", "перенесен", "перенесена", "перенесено", "перенесены", "внедрён", "внедрен",
+            "внедрена", "внедрено", "внедрены", "вынесен", "вынесена", "вынесено", "вынесены", "убран", "убрана",
+            "убрано", "убраны", "подключён", "подключен", "подключена", "подключено", "подключены", "добавил",
+            "изменил", "удалил", "переименовал", "обновил", "заменил", "реализовал", "перенёс", "внедрил", "вынес",
+            "убрал", "подключил",
+            # French (the participle, the passive, the first person)
+            "a été ajouté", "a été ajoutée", "ont été ajoutés", "a été supprimé", "a été supprimée", "ont été supprimés",
+            "a été modifié", "a été modifiée", "a été renommé", "a été remplacé", "a été remplacée", "a été déplacé",
+            "a été mis à jour", "ont été mis à jour", "a été corrigé", "a été implémenté", "j'ai ajouté",
+            "j'ai supprimé", "j'ai modifié", "j'ai renommé", "j'ai remplacé", "j'ai déplacé", "j'ai mis à jour",
+            "j'ai corrigé", "j'ai implémenté",
             # Spanish (the passive with se, the first person, the passive with ser), Portuguese
             "se agregó", "se agregaron", "se añadió", "se añadieron", "se eliminó", "se eliminaron", "se actualizó",
             "se actualizaron", "se modificó", "se modificaron", "se cambió", "se cambiaron", "se renombró",
@@ -1440,7 +1452,7 @@ class ProvenanceTest(_Gate):
         #: A memory listing at least this many paths the batch's agent messages name, with
         #: little else, is a listing of files (``ls`` gives it back).
         listing_paths: int = 3
-        #: ... "little else": at most this many Latin words per path ...
+        #: ... "little else": at most this many words per path (of any script written with spaces: Latin, Cyrillic, Hangul) ...
         listing_words_per_path: int = 3
         #: ... or this many Chinese characters per path. A cause, a rule or a problem beside the
         #: files makes it more than a listing ("adding x.py, y.py and z.py at once exceeds the
@@ -1654,7 +1666,6 @@ class ProvenanceTest(_Gate):
 
 # One clause of a memory: split at commas, semicolons and sentence ends (not inside a path).
 _CLAUSES = re.compile(r"[,;，；。！？!?]\s*|\.(?:\s+|$)")
-_WORD_OR_HAN = re.compile(f"[A-Za-z]+|[{CJK_CHARS}]")
 
 
 def _only_locations(content: str) -> bool:
@@ -1666,9 +1677,8 @@ def _only_locations(content: str) -> bool:
     for clause in clauses:
         if _PATHISH.search(clause) is None:
             return False
-        rest = _WORD_OR_HAN.findall(_PATHISH.sub(" ", clause))
-        words = sum(1 for w in rest if w.isascii())
-        if words > 4 or len(rest) - words > 8:
+        words, chars = words_and_cjk(_PATHISH.sub(" ", clause))
+        if words > 4 or chars > 8:
             return False
     return True
 
@@ -1677,10 +1687,9 @@ _FIGURE = re.compile(r"\d+(?:[.,/]\d+)*\s?%?")
 
 
 def _weight(text: str) -> int:
-    """Words of a text: Latin words, and Chinese characters at two to a word."""
-    found = _WORD_OR_HAN.findall(text)
-    latin = sum(1 for w in found if w.isascii())
-    return latin + (len(found) - latin) // 2
+    """Words of a text: words of any spaced script, and Chinese characters at two to a word."""
+    words, chars = words_and_cjk(text)
+    return words + chars // 2
 
 
 def _words_beyond_figures(content: str) -> int:

@@ -61,12 +61,20 @@ class FactsOptions(BaseModel):
         "tak", "dobrze", "zgoda", "świetnie", "kontynuuj", "zrób to", "działa",
         "được", "đồng ý", "tiếp tục", "làm đi",  # Vietnamese
         "да", "ок", "хорошо", "давай", "согласен", "продолжай", "отлично",  # Russian
+        "sí", "vale", "de acuerdo", "perfecto", "adelante", "hazlo", "correcto", "funciona", "funcionó",  # Spanish
+        "sim", "beleza", "perfeito", "concordo", "faça isso", "pode fazer", "certo", "funcionou",  # Portuguese
+        "ja", "passt", "einverstanden", "mach das", "perfekt", "genau", "funktioniert",  # German
+        "oui", "d'accord", "parfait", "vas-y", "ça marche", "c'est bon", "exactement",  # French
     ]
     #: A user message with one of these rejects or corrects the assistant.
     reject: list[str] = [
         "不对", "不是这样", "错了", "搞错", "弄错", "不要这样", "不行", "不用", "别这样", "撤销", "回滚", "改回去", "不同意",
         "you got it wrong", "that's wrong", "that is wrong", "not what i", "wrong", "revert", "undo that",
         "don't do that", "do not do that", "no,", "nope", "i disagree", "that's not", "incorrect",
+        "está mal", "incorrecto", "eso no", "no es así", "revierte", "deshaz", "te equivocaste",  # Spanish
+        "não,", "está errado", "errado", "incorreto", "não é isso", "desfaz", "volta como estava",  # Portuguese
+        "nein,", "falsch", "nicht so", "rückgängig",  # German
+        "non,", "c'est faux", "pas comme ça", "annule",  # French
         "違う", "ちがう", "そうじゃない", "やめて", "ダメ", "だめ", "元に戻して",  # Japanese
         "nie,", "źle", "błędnie", "nie tak", "cofnij",  # Polish
         "không đúng", "sai rồi", "không phải",  # Vietnamese
@@ -83,6 +91,13 @@ class FactsOptions(BaseModel):
         "chcę", "wolę", "zawsze", "nigdy", "zapamiętaj", "należy", "używaj", "nie używaj",  # Polish
         "tôi muốn", "luôn", "không bao giờ", "phải", "không được", "đừng",  # Vietnamese
         "я хочу", "всегда", "никогда", "должен", "нельзя", "не надо",  # Russian
+        "нужно", "надо", "требуется", "обязательно", "следует", "не нужно",
+        "quiero", "prefiero", "siempre", "nunca", "debe", "debería", "hay que", "tiene que", "no uses",  # Spanish
+        "de ahora en adelante", "a partir de ahora",
+        "quero", "prefiro", "sempre", "nunca", "deve", "deveria", "tem que", "precisa", "não use",  # Portuguese
+        "a partir de agora", "daqui pra frente",
+        "ich möchte", "ich will", "bevorzuge", "immer", "niemals", "muss", "müssen", "sollte", "ab jetzt",  # German
+        "je veux", "je préfère", "toujours", "jamais", "il faut", "doit", "devrait", "à partir de maintenant",  # French
     ]
     #: A user message with one of these marks a change as temporary.
     temporary: list[str] = [
@@ -99,6 +114,10 @@ class FactsOptions(BaseModel):
         "na razie", "tymczasowo", "na teraz",  # Polish
         "tạm thời", "trước mắt",  # Vietnamese
         "временно", "пока что", "на время",  # Russian
+        "por ahora", "temporalmente", "de momento", "por el momento", "hasta mañana",  # Spanish
+        "por enquanto", "temporariamente", "por agora", "até amanhã",  # Portuguese
+        "vorerst", "vorläufig", "fürs erste", "vorübergehend",  # German
+        "pour l'instant", "pour le moment", "temporairement", "provisoirement",  # French
     ]
     #: An assistant message with one of these proposes and waits for the user.
     propose: list[str] = [
@@ -112,6 +131,10 @@ class FactsOptions(BaseModel):
         "proponuję", "sugeruję", "czy chcesz", "czy mam", "polecam", "rekomenduję",  # Polish
         "đề xuất", "gợi ý", "bạn có muốn",  # Vietnamese
         "предлагаю", "рекомендую", "если хотите", "хотите, чтобы",  # Russian
+        "sugiero", "te sugiero", "recomiendo", "propongo", "podríamos", "quieres que", "si quieres, puedo",  # Spanish
+        "sugiro", "recomendo", "proponho", "poderíamos", "quer que eu", "se quiser, posso",  # Portuguese
+        "ich schlage vor", "ich empfehle", "wir könnten", "soll ich", "möchtest du",  # German
+        "je suggère", "je propose", "je recommande", "nous pourrions", "voulez-vous", "souhaitez-vous",  # French
     ]
     #: An assistant message with one of these reports work it has done.
     done: list[str] = [
@@ -126,6 +149,12 @@ class FactsOptions(BaseModel):
         "i have replaced", "i have modified", "i have changed", "i have refactored", "i have moved",
         "i have renamed", "i have deleted", "i have rewritten", "i have written", "i have restored",
         "applied the fix", "applied the change", "applied the edit",
+        "готово", "сделано", "создал", "обновил", "добавил", "исправил", "изменил", "удалил", "реализовано",  # Russian
+        "he creado", "he actualizado", "he añadido", "he agregado", "he corregido", "he modificado",  # Spanish
+        "he eliminado", "listo",
+        "criei", "atualizei", "adicionei", "corrigi", "modifiquei", "removi", "implementei", "pronto",  # Portuguese
+        "ich habe", "erledigt", "erstellt", "aktualisiert", "hinzugefügt", "behoben",  # German
+        "j'ai", "terminé", "créé", "mis à jour", "ajouté", "corrigé", "supprimé",  # French
     ]
     #: Words of a tool header or status line that mean a file was written or edited.
     write_verbs: list[str] = [

@@ -28,13 +28,16 @@ def acts(*lines: str) -> list[list[str]]:
 
 
 @pytest.mark.parametrize("text", ["确定", "好的，就这样", "可以", "ok", "Yes, go ahead.", "do 1", "sounds good",
-                                  "はい、それでお願いします", "Tak, zrób to.", "Да, давай так и сделаем"])
+                                  "はい、それでお願いします", "Tak, zrób to.", "Да, давай так и сделаем",
+                                  "Sí, adelante", "Perfeito, pode fazer", "Ja, passt so", "Oui, vas-y"])
 def test_user_accepts(text):
     assert "accepts" in acts(f"user: {text}")[0]
 
 
 @pytest.mark.parametrize("text", ["不对，应该用订单号", "You got it wrong, revert it.", "No, that's wrong.",
-                                  "違うって、ライブだとFPSを取得して再生しろ", "Nie, źle: nadal generujesz pliki md."])
+                                  "違うって、ライブだとFPSを取得して再生しろ", "Nie, źle: nadal generujesz pliki md.",
+                                  "Eso no, está mal: usa el id del pedido", "Não, está errado, volta como estava",
+                                  "Nein, das ist falsch", "Non, c'est faux : garde les offsets"])
 def test_user_rejects_and_is_no_acceptance(text):
     found = acts(f"user: {text}")[0]
     assert "rejects" in found and "accepts" not in found
@@ -43,6 +46,9 @@ def test_user_rejects_and_is_no_acceptance(text):
 def test_a_word_that_starts_like_an_acceptance_is_none():
     # даже ("even") starts with да ("yes"): Cyrillic words match on word boundaries
     assert "accepts" not in acts("user: Даже после перезапуска индекс не очищается")[0]
+    # "Simplemente" and "Japan" start like sí / ja; "Zimmer" holds immer (always): whole words only
+    assert "accepts" not in acts("user: Simplemente no arranca después del cambio de puerto en el servidor")[0]
+    assert "states" not in acts("user: Das Zimmer-Modul lädt nicht")[0]
 
 
 def test_a_long_message_that_only_contains_ok_is_not_an_acceptance():
@@ -57,6 +63,11 @@ def test_a_long_message_that_only_contains_ok_is_not_an_acceptance():
     ("とりあえずキャッシュを切っておいて", "temporary"), ("Na razie wyłącz cache.", "temporary"),
     ("今後は必ず uv を使って", "states"), ("Zapamiętaj: zawsze sprawdzaj projekt memory.", "states"),
     ("Всегда повышай версию перед сборкой", "states"), ("Tạm thời tắt cache đi", "temporary"),
+    ("нужно сбросить настройки, но не удалять свои правила", "states"),
+    ("De ahora en adelante usa siempre pnpm", "states"), ("Quero que os testes usem sempre o banco real", "states"),
+    ("Ab jetzt bitte immer uv verwenden", "states"), ("Il faut toujours garder la caméra attachée", "states"),
+    ("Desactiva la caché por ahora", "temporary"), ("Desliga o cache por enquanto", "temporary"),
+    ("Schalte den Cache vorerst ab", "temporary"), ("Coupe le cache pour l'instant", "temporary"),
 ])
 def test_user_message_acts(text, act):
     assert act in acts(f"user: {text}")[0]
@@ -78,6 +89,8 @@ def test_a_first_step_beside_a_change_for_now_is_temporary():
     ("我建议用方案二，你倾向哪个？", "proposes"), ("I'd suggest SSE. Shall I switch it?", "proposes"),
     ("已完成导出接口的改造。", "reports_done"), ("I've updated the config and committed it.", "reports_done"),
     ("已执行 git fetch --all 和 git reset --hard origin/main。请确认是否继续下一阶段？", "reports_done"),
+    ("Сделано. Версия 0.2.0, CHANGELOG обновлён.", "reports_done"), ("He actualizado el README.", "reports_done"),
+    ("Te sugiero usar SSE. ¿Quieres que lo cambie?", "proposes"), ("Je propose de passer à SSE.", "proposes"),
 ])
 def test_assistant_message_acts(text, act):
     assert act in acts(f"assistant: {text}")[0]
