@@ -23,6 +23,8 @@ language's words are added to its lists and the language to
 'French'
 >>> unread_language("배포 전에 반드시 마이그레이션을 먼저 실행해야 한다.")
 'Korean'
+>>> unread_language("Servis katmanları Prisma client'ı doğrudan kullanmamalı; erişim repository sınıflarında toplanmalı.")
+'Turkish'
 >>> unread_language("Run migrations before the deploy, because the new code reads the new columns.") is None
 True
 >>> unread_language("部署前必须先跑迁移，因为新代码读新列。") is None
@@ -55,6 +57,20 @@ _UNREAD_SCRIPT = re.compile("|".join(f"(?P<{name}>[{chars}]+)" for name, chars i
 #: The letters of the scripts that are read: Latin (with accents), Cyrillic, CJK.
 _READ_LETTERS = re.compile(f"[{WORD_LETTERS}{CJK_CHARS}]")
 
+#: A word with a letter only Turkish (and its neighbours Azerbaijani and Romanian) writes: dotless ı,
+#: ğ, ş. Turkish glues its modals and particles onto the word ("toplanmalı", "kullanmamalı": must be
+#: gathered, must not use), so it holds few free function words; these letters say it plainly.
+_TURKISH_LETTER = re.compile("[ıİğĞşŞ]")
+_LETTER_RUN = re.compile(r"[^\W\d_]+")
+
+
+def _turkish_words(prose: str) -> int:
+    """How many words of ``prose`` carry a letter only Turkish writes (linear: a regex that looked
+    for the letter inside a word would backtrack over every long run of letters)."""
+    if _TURKISH_LETTER.search(prose) is None:
+        return 0
+    return sum(1 for word in _LETTER_RUN.findall(prose) if _TURKISH_LETTER.search(word))
+
 #: A Latin-script text is judged by its function words (:mod:`memvet.rules._latin`) only when it
 #: holds this many of one language, with this many times the other side's.
 _MIN_FUNCTION_WORDS = 3
@@ -64,9 +80,10 @@ _RATIO = 2.0
 def unread_language(text: str) -> str | None:
     """The language ``text``'s prose is written in when no word list reads it, else None.
 
-    Decided only on clear evidence: letters of an unread script outnumber the read ones,
-    or the function words of an unread Latin-script language (French, German, Italian,
-    Dutch) outweigh the English ones. Code, inline code and URLs are left out first.
+    Decided only on clear evidence: letters of an unread script outnumber the read ones, three
+    words carry a letter only Turkish writes (ı, ğ, ş), or the function words of an unread
+    Latin-script language (French, German, Italian, Dutch) outweigh the English ones. Code, inline
+    code and URLs are left out first.
     """
     if not isinstance(text, str) or not text:
         return None
@@ -80,6 +97,8 @@ def unread_language(text: str) -> str | None:
             # A Hangul syllable or an abjad letter carries about as much as two Latin letters.
             if 2 * letters >= len(_READ_LETTERS.findall(prose)):
                 return language
+        if _turkish_words(prose) >= _MIN_FUNCTION_WORDS:
+            return "Turkish"
     if _latin.other_words_at_most(prose) < _MIN_FUNCTION_WORDS:
         return None
     found = _latin.verdict(_latin.count(prose), min_words=_MIN_FUNCTION_WORDS, ratio=_RATIO)

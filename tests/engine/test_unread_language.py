@@ -87,6 +87,9 @@ def test_low_confidence_keep_and_a_configured_action_apply_the_action():
     ("I log vengono scritti nella cartella logs e sono conservati per una settimana perché il disco è piccolo.",
      "Italian"),
     ("Günlükler logs klasörüne yazılır ve bir hafta sonra silinir, çünkü disk çok küçük.", "Turkish"),
+    # few free function words (Turkish suffixes its modals), but its own letters: ı, ğ, ş
+    ("Servis katmanları Prisma client'ı doğrudan kullanmamalı; erişim repository sınıflarında toplanmalı.",
+     "Turkish"),
     ("Log disimpan di folder logs dan dihapus setelah satu minggu karena disknya kecil.", "Indonesian"),
     ("로그는 logs 폴더에 저장되고 일주일 동안 보관된다.", "Korean"),
     ("יומני הרישום נשמרים בתיקייה logs למשך שבוע.", "Hebrew"),
@@ -107,6 +110,8 @@ def test_unread_languages(text, language):
     # an English sentence around a French title, and a Korean name in an English sentence
     'The "Journal de bord" extension writes its logs to the logs folder.',
     "The 로그 viewer reads the logs folder that the extension writes every time it starts up.",
+    # a Turkish name or two in an English sentence
+    "The Kayıt Defteri service writes to the logs folder of Şirket every time it starts up.",
     # code and URLs are no prose
     "Run `le script et les tests dans le dossier` before a release.",
     "",

@@ -205,7 +205,9 @@ def test_memvet_review_command_serves_until_ctrl_c(filled):
                             stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stderr.readline()
-        assert "memvet review: http://127.0.0.1:" in line and "(4 waiting" in line, line + proc.stderr.read()
+        if not ("memvet review: http://127.0.0.1:" in line and "(4 waiting" in line):
+            proc.kill()  # read the rest only once it has exited: a server that runs on never closes stderr
+            pytest.fail(line + proc.stderr.read())
         url = re.search(r"http://\S+", line).group(0)
         _, _, page = _get(url)
         token = re.search(r'name="memvet-token" content="([^"]+)"', page).group(1)

@@ -60,7 +60,9 @@ def _kill_inside(path: str, cursor: int, n: int, pause_at: int) -> None:
     proc = _writer(path, "s", cursor, n, pause_at)
     try:
         line = proc.stdout.readline().strip()
-        assert line == "inside", proc.stderr.read()
+        if line != "inside":
+            proc.kill()  # read stderr only once it has exited: a writer paused mid-commit never closes it
+            pytest.fail(f"{line!r}: {proc.stderr.read()}")
         _assert_rows_pending(path, pause_at)
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
