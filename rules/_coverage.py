@@ -77,6 +77,34 @@ _MIN_FUNCTION_WORDS = 3
 _RATIO = 2.0
 
 
+def unread_script(text: str) -> str | None:
+    """The language of ``text``'s prose when it is written mostly in a script memvet's terms do not
+    read at all (Korean, Arabic, Hebrew, Thai, Hindi, Greek), else None. Unlike a Latin-script
+    language memvet has no word lists for, such text yields no terms to measure overlap with.
+
+    >>> unread_script("ผู้ใช้อยากเห็นว่า agent ทำอะไรแบบละเอียด")
+    'Thai'
+    >>> unread_script("Ce paramètre doit rester désactivé.") is None
+    True
+    """
+    if not isinstance(text, str) or not text or text.isascii():
+        return None
+    prose = strip_code(text)
+    return None if prose.isascii() else _unread_script(prose)
+
+
+def _unread_script(prose: str) -> str | None:
+    unread: dict[str, int] = {}
+    for match in _UNREAD_SCRIPT.finditer(prose):
+        unread[match.lastgroup] = unread.get(match.lastgroup, 0) + len(match.group())
+    if unread:
+        language, letters = max(unread.items(), key=lambda item: item[1])
+        # A Hangul syllable or an abjad letter carries about as much as two Latin letters.
+        if 2 * letters >= len(_READ_LETTERS.findall(prose)):
+            return language
+    return None
+
+
 def unread_language(text: str) -> str | None:
     """The language ``text``'s prose is written in when no word list reads it, else None.
 
@@ -89,14 +117,9 @@ def unread_language(text: str) -> str | None:
         return None
     prose = strip_code(text)
     if not prose.isascii():
-        unread: dict[str, int] = {}
-        for match in _UNREAD_SCRIPT.finditer(prose):
-            unread[match.lastgroup] = unread.get(match.lastgroup, 0) + len(match.group())
-        if unread:
-            language, letters = max(unread.items(), key=lambda item: item[1])
-            # A Hangul syllable or an abjad letter carries about as much as two Latin letters.
-            if 2 * letters >= len(_READ_LETTERS.findall(prose)):
-                return language
+        script = _unread_script(prose)
+        if script is not None:
+            return script
         if _turkish_words(prose) >= _MIN_FUNCTION_WORDS:
             return "Turkish"
     if _latin.other_words_at_most(prose) < _MIN_FUNCTION_WORDS:

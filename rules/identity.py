@@ -39,6 +39,7 @@ from memvet import pointer as jp
 from memvet.needs import Needs
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.rules import _text
+from memvet.rules._coverage import unread_script
 from memvet.rules._origin import fold
 
 # --- id classification ----------------------------------------------------------
@@ -947,9 +948,13 @@ class SourceUnsupported(Rule):
         if best is None or best_support < opts.min_other_support or best_support - own < opts.margin:
             return ()
         where = "background message" if best.key in _background_keys(ctx) else f"{best.role} message"
+        # Thai, Korean, Arabic ... yield no terms: the shares then rest on the few Latin words beside
+        # them (a name, "agent"), and say little of what the cited messages hold.
+        script = unread_script(content)
+        unsure = f" (measured on its few Latin words only: its {script} is not read)" if script else ""
         return [Finding(f"the cited messages hold {own:.0%} of this memory; {where} {best.id!r} holds "
-                        f"{best_support:.0%} of it: cite the message the claim comes from, or leave the claim out",
-                        path="/source_message_ids")]
+                        f"{best_support:.0%} of it{unsure}: cite the message the claim comes from, or leave the "
+                        "claim out", path="/source_message_ids", confidence="low" if script else None)]
 
 
 def _provenance_candidates(ctx: Any) -> tuple[list[Any], _text.SupportIndex]:
