@@ -40,7 +40,7 @@ _WORD_OR_CJK = re.compile(f"[{CJK_CHARS}]|(?:(?![{CJK_CHARS}])[^\\W\\d_])+")
 
 def words_and_cjk(text: str) -> tuple[int, int]:
     """How many words (letter runs of the scripts that space their words) and how many CJK
-    characters ``text`` holds: "Routes are in 路由.py" -> (3, 2)."""
+    characters ``text`` holds: "Routes are in 路由" -> (3, 2)."""
     found = _WORD_OR_CJK.findall(text)
     cjk = sum(1 for w in found if len(w) == 1 and is_cjk(w))
     return len(found) - cjk, cjk

@@ -1452,7 +1452,8 @@ class ProvenanceTest(_Gate):
         #: A memory listing at least this many paths the batch's agent messages name, with
         #: little else, is a listing of files (``ls`` gives it back).
         listing_paths: int = 3
-        #: ... "little else": at most this many words per path (of any script written with spaces: Latin, Cyrillic, Hangul) ...
+        #: ... "little else": at most this many words per path (of any script written with
+        #: spaces: Latin, Cyrillic, Hangul) ...
         listing_words_per_path: int = 3
         #: ... or this many Chinese characters per path. A cause, a rule or a problem beside the
         #: files makes it more than a listing ("adding x.py, y.py and z.py at once exceeds the

@@ -62,8 +62,8 @@ class FactsOptions(BaseModel):
         "được", "đồng ý", "tiếp tục", "làm đi",  # Vietnamese
         "да", "ок", "хорошо", "давай", "согласен", "продолжай", "отлично",  # Russian
         "sí", "vale", "de acuerdo", "perfecto", "adelante", "hazlo", "correcto", "funciona", "funcionó",  # Spanish
-        "sim", "beleza", "perfeito", "concordo", "faça isso", "pode fazer", "certo", "funcionou",  # Portuguese
-        "ja", "passt", "einverstanden", "mach das", "perfekt", "genau", "funktioniert",  # German
+        "sim,", "beleza", "perfeito", "concordo", "faça isso", "pode fazer", "certo", "funcionou",  # Portuguese
+        "ja,", "passt", "einverstanden", "mach das", "perfekt", "genau", "funktioniert",  # German
         "oui", "d'accord", "parfait", "vas-y", "ça marche", "c'est bon", "exactement",  # French
     ]
     #: A user message with one of these rejects or corrects the assistant.
@@ -91,7 +91,7 @@ class FactsOptions(BaseModel):
         "chcę", "wolę", "zawsze", "nigdy", "zapamiętaj", "należy", "używaj", "nie używaj",  # Polish
         "tôi muốn", "luôn", "không bao giờ", "phải", "không được", "đừng",  # Vietnamese
         "я хочу", "всегда", "никогда", "должен", "нельзя", "не надо",  # Russian
-        "нужно", "надо", "требуется", "обязательно", "следует", "не нужно",
+        "нужно", "надо", "требуется", "обязательно", "следует", "не нужно",  # Russian: a request
         "quiero", "prefiero", "siempre", "nunca", "debe", "debería", "hay que", "tiene que", "no uses",  # Spanish
         "de ahora en adelante", "a partir de ahora",
         "quero", "prefiro", "sempre", "nunca", "deve", "deveria", "tem que", "precisa", "não use",  # Portuguese
@@ -152,7 +152,7 @@ class FactsOptions(BaseModel):
         "готово", "сделано", "создал", "обновил", "добавил", "исправил", "изменил", "удалил", "реализовано",  # Russian
         "he creado", "he actualizado", "he añadido", "he agregado", "he corregido", "he modificado",  # Spanish
         "he eliminado", "listo",
-        "criei", "atualizei", "adicionei", "corrigi", "modifiquei", "removi", "implementei", "pronto",  # Portuguese
+        "criei", "atualizei", "adicionei", "corrigi", "modifiquei", "removi", "implementei",  # Portuguese
         "ich habe", "erledigt", "erstellt", "aktualisiert", "hinzugefügt", "behoben",  # German
         "j'ai", "terminé", "créé", "mis à jour", "ajouté", "corrigé", "supprimé",  # French
     ]

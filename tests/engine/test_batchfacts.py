@@ -49,6 +49,8 @@ def test_a_word_that_starts_like_an_acceptance_is_none():
     # "Simplemente" and "Japan" start like sí / ja; "Zimmer" holds immer (always): whole words only
     assert "accepts" not in acts("user: Simplemente no arranca después del cambio de puerto en el servidor")[0]
     assert "states" not in acts("user: Das Zimmer-Modul lädt nicht")[0]
+    # German "ja" is Polish "I": only "ja," (a yes with its comma) accepts
+    assert "accepts" not in acts("user: Ja bym wolał inną nazwę dla tego modułu, bo ta myli się z API")[0]
 
 
 def test_a_long_message_that_only_contains_ok_is_not_an_acceptance():
