@@ -90,8 +90,8 @@ class FactsOptions(BaseModel):
         "してほしい", "常に", "必ず", "今後", "禁止", "しないで", "べき",  # Japanese
         "chcę", "wolę", "zawsze", "nigdy", "zapamiętaj", "należy", "używaj", "nie używaj",  # Polish
         "tôi muốn", "luôn", "không bao giờ", "phải", "không được", "đừng",  # Vietnamese
-        "я хочу", "всегда", "никогда", "должен", "нельзя", "не надо",  # Russian
-        "нужно", "надо", "требуется", "обязательно", "следует", "не нужно",  # Russian: a request
+        "я хочу", "всегда", "никогда", "должен", "нельзя",  # Russian
+        "нужно", "надо", "требуется", "обязательно", "следует",  # Russian: a request (нужно holds не нужно)
         "quiero", "prefiero", "siempre", "nunca", "debe", "debería", "hay que", "tiene que", "no uses",  # Spanish
         "de ahora en adelante", "a partir de ahora",
         "quero", "prefiro", "sempre", "nunca", "deve", "deveria", "tem que", "precisa", "não use",  # Portuguese
@@ -131,7 +131,7 @@ class FactsOptions(BaseModel):
         "proponuję", "sugeruję", "czy chcesz", "czy mam", "polecam", "rekomenduję",  # Polish
         "đề xuất", "gợi ý", "bạn có muốn",  # Vietnamese
         "предлагаю", "рекомендую", "если хотите", "хотите, чтобы",  # Russian
-        "sugiero", "te sugiero", "recomiendo", "propongo", "podríamos", "quieres que", "si quieres, puedo",  # Spanish
+        "sugiero", "recomiendo", "propongo", "podríamos", "quieres que", "si quieres, puedo",  # Spanish
         "sugiro", "recomendo", "proponho", "poderíamos", "quer que eu", "se quiser, posso",  # Portuguese
         "ich schlage vor", "ich empfehle", "wir könnten", "soll ich", "möchtest du",  # German
         "je suggère", "je propose", "je recommande", "nous pourrions", "voulez-vous", "souhaitez-vous",  # French
