@@ -115,7 +115,7 @@ IMPERATIVES = [
     "double-check", "iterate", "execute", "invoke", "launch", "allocate", "reserve", "truncate", "back up",
     "migrate", "downgrade", "regenerate", "generate", "scaffold", "bootstrap", "initialize", "initialise",
     "set up", "tear down", "clean up", "keep to", "write down", "delegate", "defer", "postpone", "preserve",
-    "key on", "key by", "dedupe", "deduplicate", "quit",
+    "key on", "key by", "dedupe", "deduplicate", "quit", "implement", "qualify",
 ]
 
 #: Verbs that are nouns as often ("Commit messages follow ...", "Test files
@@ -924,6 +924,21 @@ def stated_bases(content: str, folded: str | None = None) -> list[str]:
     return [content[m.start(m.lastindex):m.end(m.lastindex)] for m in _FOLDED_BASIS.finditer(folded)]
 
 
+#: Words that may open a sentence before its question or request ("okay, but can we …", "and what …").
+_LEAD_IN = r"(?:ok(?:ay)?|so|and|but|also|then|hey|well|now)"
+#: A question word after a verb of knowing or checking belongs to an embedded question, which a
+#: request or a rule holds ("确定测试报错是否是因为…", "没弄明白它是如何回退的，举个例子说明"): masked
+#: before a sentence is read as a question.
+_EMBEDDED_QUESTION = re.compile(both_scripts(
+    r"(?:确定|确认|判断|检查|看看|看一下|验证|知道|了解|明白|清楚|弄懂|查明|分析|说明|解释|告诉我|注意)"
+    r"[^，,。；;？?！!\n]{0,12}?(?:是否|如何|怎么|怎样|为什么)"))
+#: A request: the user asks the agent to do something ("can you also explain what you run?",
+#: "could you please move them", 请/帮我/麻烦…). It says what the user wants; it is not a question.
+_REQUEST = re.compile(both_scripts(
+    rf"^(?:{_LEAD_IN}[, ]+)*(?:please\b|(?:can|could|would|will)\s+you\s+(?:please\s+|also\s+|just\s+|kindly\s+)*"
+    r"(?!be\b|have\b|know\b|think\b|see\b|(?:check|verify|confirm|find\s+out|look|tell(?:\s+me)?)\s+(?:if|whether|why)\b)"
+    r"[a-z]+)|^(?:请|帮我|麻烦|帮忙)"),
+    re.IGNORECASE)
 #: Subjects after which an opening auxiliary asks ("do we …", "is it …"); without one it gives an
 #: order ("do one by one", "do 1").
 _ASKED_SUBJECT = r"(?:we|you|they|it|i|he|she|this|that|these|those|there|the|my|our|your|its|their)\b"
@@ -934,8 +949,11 @@ _QUESTION = re.compile(both_scripts(r"[?？]\s*$|^(?:what|how|which|why)\b|"
 #: An open question: it asks for what to do or what to think, and so puts nothing forward ("接口超时设多少合适？",
 #: "What do you think?"). A question without one is a yes/no question about one thing ("do we use progress
 #: bars during these operations?", 你用了 ktransformers 吗): often a user's expectation in the form of a question.
-_OPEN_QUESTION = re.compile(both_scripts(r"\b(?:what|how|which|where|who|when)\b|什么|多少|怎么|如何|哪|几|是否|你觉得|你看|有什么办法"),
-                            re.IGNORECASE)
+_OPEN_QUESTION = re.compile(both_scripts(
+    # English: the question word opens a sentence ("so what …", "and which …"); inside one it is a
+    # conjunction ("… such that when we deploy").
+    rf"(?:^|[.!?\n]\s*)(?:{_LEAD_IN}[, ]+)*(?:what|how|which|where|who|when)\b|"
+    r"什么|多少|怎么|如何|哪|几|是否|你觉得|你看|有什么办法"), re.IGNORECASE)
 
 
 class MethodUnsupportedBasis(_MethodRule):
@@ -949,7 +967,10 @@ class MethodUnsupportedBasis(_MethodRule):
         the user state something rather than only ask? (A message that
         states and then asks, "Let's keep X. Can you …?", states; so does a
         question that puts an alternative forward, "can they not just be
-        overloads?". "do one by one" is an order, not a question.) When
+        overloads?", "isn't it wrong to …?", "okay, but can we …?"; a
+        request, "can you also explain what you run?", says what the user
+        wants; 是否 / 如何 after 确定 / 弄明白 belong to a question embedded
+        in a request. "do one by one" is an order, not a question.) When
         the user only asked yes/no questions about one thing ("do we use
         progress bars here?", 你用上 ktransformers 了吗), the question may be
         the user's expectation: the finding is uncertain (low) and only
@@ -961,7 +982,11 @@ class MethodUnsupportedBasis(_MethodRule):
         or after a cited user message counts, cited or not) -- contain it? Support is measured
         by overlap: Chinese character bigrams and characters, English word
         stems (paraphrase is allowed, invention is not). A failure
-        downgrades the memory to work_fact.
+        downgrades the memory to work_fact when the memory puts the
+        position on the user; a basis in the memory's own voice (the
+        mechanism behind a pitfall the agent hit: "because the callback
+        runs in the browser") may be the model's own knowledge, which
+        overlap cannot tell from an invention: uncertain (low), it warns.
 
         Fix: safe. Overlap is a heuristic for "directly supported"; an LLM
         judge can confirm borderline cases later.
@@ -1052,11 +1077,16 @@ class MethodUnsupportedBasis(_MethodRule):
         return None
 
     def uncertain(self, memory: dict[str, Any], ctx: Any) -> bool:
+        # A basis the memory gives in its own voice, with no position put on the user ("use
+        # page.evaluate's argument, because the callback runs in the browser"), is the mechanism
+        # behind a rule the agent learned: it may be the model's own knowledge, true or not, which
+        # overlap with the messages cannot tell from an invention. Put on the user, an unsupported
+        # reason speaks in the user's name: certain.
+        if self._position(_content(memory)) is None:
+            return True
         # The user only asked, and only yes/no questions about one thing ("do we use progress bars
         # during these operations?", 你用了 ktransformers 吗): often an expectation put as a question.
         # (The problem is that one when the memory attributes a position and every user source only asks.)
-        if self._position(_content(memory)) is None:
-            return False
         users = [m for m in ctx.sources(memory) if m.role == "user"]
         return bool(users) and all(_asks_only(m, ctx) and not _asks_openly(m, ctx) for m in users)
 
@@ -1084,15 +1114,18 @@ _AFTER_SENTENCE_END = re.compile(r"(?<=[。！!？?\n])|(?<=\.)(?=\s)")
 
 
 def _is_question(text: str) -> bool:
-    parts = [p for p in _AFTER_SENTENCE_END.split(text.strip()) if p.strip()]
-    return bool(parts) and all(_QUESTION.search(p.strip()) and not _PROPOSING_QUESTION.search(p.strip())
+    parts = [p.strip() for p in _AFTER_SENTENCE_END.split(_EMBEDDED_QUESTION.sub("", text.strip())) if p.strip()]
+    return bool(parts) and all(_QUESTION.search(p) and not _PROPOSING_QUESTION.search(p) and not _REQUEST.search(p)
                                for p in parts)
 
 
 # A question that puts forward what to do ("is there any way to drop the else block",
 # 能不能改成…): the user's own proposal, not a mere question.
-_PROPOSING_QUESTION = re.compile(both_scripts(r"^(?:is there (?:any|a|some) way to|is it possible to|can we|could we|shall we|"
-                                 r"why not|how about|what about)\b|能不能|可不可以|有没有办法|要不要改|不如|为什么不|"
+_PROPOSING_QUESTION = re.compile(both_scripts(rf"(?:^|\b{_LEAD_IN},?\s+)(?:is there (?:any|a|some) way to|is it possible to|"
+                                 r"can we|could we|shall we|why not|how about|what about)\b|"
+                                 # "isn't it wrong to …?", "shouldn't we …?": a position asked back
+                                 r"\b(?:isn'?t|wouldn'?t) it\b|\bshouldn'?t (?:we|it|this|that)\b|"
+                                 r"能不能|可不可以|有没有办法|要不要改|不如|为什么不|"
                                  # "why the Span suffix, can they not just be overloads?": the user's alternative
                                  r"\b(?:can|could|should|would)(?:n't|\s+not)?\s+(?:we|they|it|you|i|this|these)\s+"
                                  r"(?:not\s+)?(?:just|simply)\b"),
@@ -1125,7 +1158,7 @@ def _asks_only(message: Any, ctx: Any) -> bool:
 
 def _asks_openly(message: Any, ctx: Any) -> bool:
     """Does the message ask an open question (what, how, which, 多少, 怎么, "what do you think")?"""
-    return _per_message(ctx, _ASKS_OPENLY, message, lambda text: _OPEN_QUESTION.search(text) is not None)
+    return _per_message(ctx, _ASKS_OPENLY, message, lambda text: _OPEN_QUESTION.search(_EMBEDDED_QUESTION.sub("", text)) is not None)
 
 
 _POSITIONS = "memvet.rules.method.message-positions"
