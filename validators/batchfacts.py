@@ -38,6 +38,7 @@ from typing import Any, Iterable
 from pydantic import BaseModel, ConfigDict
 
 from .context import Batch, Message
+from .rules._coverage import unread_script
 from .rules._hant import both_scripts, to_simplified
 from .rules._scripts import CJK_CHARS
 
@@ -505,7 +506,11 @@ def _user_acts(text: str, o: FactsOptions) -> frozenset[str]:
         acts.add("accepts")
     if _has(o.reject, stripped):
         acts.add("rejects")
-    if "?" in stripped or "？" in stripped or re.search(r"吗[。！!\s]*$|么[。\s]*$", stripped):
+    # A question mark in a script no word list reads (Thai, Korean, Arabic ...) may end a request
+    # ("... ทำได้ไหม?", can you do it?) as often as a question: without words to tell them apart,
+    # the message is not taken to only ask.
+    if ("?" in stripped or "？" in stripped or re.search(r"吗[。！!\s]*$|么[。\s]*$", stripped)) \
+            and unread_script(text) is None:
         acts.add("asks")
     if _has(o.state, stripped):
         acts.add("states")

@@ -240,3 +240,12 @@ def test_tool_error_lines_are_facts():
                                            "Input length 173821 exceeds the maximum length 131072.\nDone."))).messages
     assert tool.errors == ("litellm.BadRequestError: LLM Provider NOT provided. Pass in the provider",
                            "Input length 173821 exceeds the maximum length 131072.")
+
+
+def test_a_question_mark_in_an_unread_script_is_not_taken_to_only_ask():
+    # Thai "... ทำได้ไหม?" (can you do it?) ends a request with a question mark: without words to
+    # tell a request from a question, the message does not count as only asking
+    assert "asks" not in acts("user: ฉันแค่ต้องการให้ทุกอย่างที่คุยใน Sanook CLI ไปอยู่ใน Second Brain ด้วย คุณสามารถทำได้ไหม?")[0]
+    # near miss: the same mark in a script memvet reads still asks
+    assert "asks" in acts("user: 能把所有对话都存进 Second Brain 吗？")[0]
+    assert "asks" in acts("user: Can everything I say in Sanook CLI go into the Second Brain?")[0]
