@@ -994,7 +994,8 @@ class OneTimeTest(_Gate):
         self._keep = _text.WordSearch(o.keep_markers)
         self._not_keep = _text.WordSearch(o.not_keep)
         measure = _compile(o.measurements)
-        self._measure = (re.compile(rf"(?:{measure.pattern})[^\d\n。；;]{{0,12}}\d", re.IGNORECASE)
+        # The figure starts a number: a digit inside a name ("data_360", "v2", "md5") is no reading.
+        self._measure = (re.compile(rf"(?:{measure.pattern})[^\d\n。；;]{{0,12}}(?<![A-Za-z_])\d", re.IGNORECASE)
                          if measure is not None else None)
         self._measure_word = _text.WordSearch(o.measurements)
         self._not_yet = _text.WordSearch(o.not_yet)
