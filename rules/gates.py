@@ -100,6 +100,8 @@ DECISIONS = [
     "决定", "决策", "选定", "选用", "约定", "规定", "采用", "要求", "否决", "是否", "待确认", "正在评估", "评估",
     "decided", "decision", "chose", "agreed", "convention", "adopted", "requires", "required", "whether",
     "pending", "under evaluation", "vetoed", "rejected",
+    # a person's refusal settles it as much as a choice ("the user didn't want the truncation, so …")
+    "didn't want", "did not want", "doesn't want", "does not want", "不想要", "不希望",
     # Portuguese, Spanish
     "decidido", "decidiu", "decisão", "decidimos", "adotado", "convenção", "exige", "exigem", "requer",
     "decisión", "adoptado", "convención", "requiere",
@@ -515,7 +517,8 @@ class StrippingTest(_Gate):
                                         "foi criada", "criei"]
         #: A purpose clause is a reason: "moved the tests to test/ to keep the singular folder name".
         purposes: list[str] = ["to keep", "to stay", "to maintain", "to preserve", "for consistency",
-                               "consistent with", "以保持", "以便", "保持一致", "便于"]
+                               "consistent with", "for compatibility", "to be compatible", "以保持", "以便", "保持一致",
+                               "便于", "为兼容", "以兼容"]
         #: Words that name a code property, not a requirement or a rule ("a new required field"):
         #: masked before the keep markers are looked for.
         #: "with proper error handling" names a feature built, not a problem solved.

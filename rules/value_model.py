@@ -177,8 +177,8 @@ class ValueModel(Rule):
         message names the signs that weighed most. Trained on 5,038 reviewed
         memories of real answers to 118 real sessions; cross-validated by
         session (``scripts/train_value_model.py --cv``), the defaults take
-        the junk memories caught from 909 to 1,029 of 2,032 and leave 2,113
-        instead of 2,119 of 2,467 good memories untouched.
+        the junk memories caught from 909 to 1,031 of 2,032 and leave 2,115
+        instead of 2,121 of 2,467 good memories untouched.
 
     Why is this bad?
         The extraction contract keeps only what a later session cannot
