@@ -926,18 +926,21 @@ def stated_bases(content: str, folded: str | None = None) -> list[str]:
 
 #: Words that may open a sentence before its question or request ("okay, but can we …", "and what …").
 _LEAD_IN = r"(?:ok(?:ay)?|so|and|but|also|then|hey|well|now)"
-#: A question word after a verb of knowing or checking belongs to an embedded question, which a
-#: request or a rule holds ("确定测试报错是否是因为…", "没弄明白它是如何回退的，举个例子说明"): masked
-#: before a sentence is read as a question.
+#: A question word after a verb of knowing or deciding belongs to an embedded question, which a
+#: rule or a remark holds ("需要确定测试报错是否是因为…", "没弄明白它是如何回退的，举个例子说明"): masked
+#: before a sentence is read as a question. Not after a verb that asks for an answer (看看/检查/
+#: 解释/告诉我…是否: "check whether …" asks, as in English).
 _EMBEDDED_QUESTION = re.compile(both_scripts(
-    r"(?:确定|确认|判断|检查|看看|看一下|验证|知道|了解|明白|清楚|弄懂|查明|分析|说明|解释|告诉我|注意)"
+    r"(?:确定|判断|知道|了解|明白|清楚|弄懂|注意)"
     r"[^，,。；;？?！!\n]{0,12}?(?:是否|如何|怎么|怎样|为什么)"))
 #: A request: the user asks the agent to do something ("can you also explain what you run?",
 #: "could you please move them", 请/帮我/麻烦…). It says what the user wants; it is not a question.
 _REQUEST = re.compile(both_scripts(
     rf"^(?:{_LEAD_IN}[, ]+)*(?:please\b|(?:can|could|would|will)\s+you\s+(?:please\s+|also\s+|just\s+|kindly\s+)*"
     r"(?!be\b|have\b|know\b|think\b|see\b|(?:check|verify|confirm|find\s+out|look|tell(?:\s+me)?)\s+(?:if|whether|why)\b)"
-    r"[a-z]+)|^(?:请|帮我|麻烦|帮忙)"),
+    r"[a-z]+)|"
+    # 请/帮我…: a request, unless it asks for an answer (帮我看看是否…, 请解释为什么…)
+    r"^(?:请|帮我|麻烦|帮忙)(?![^。！？!?\n]*(?:是否|吗|呢|什么|怎么|如何|为什么|哪))"),
     re.IGNORECASE)
 #: Subjects after which an opening auxiliary asks ("do we …", "is it …"); without one it gives an
 #: order ("do one by one", "do 1").
