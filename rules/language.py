@@ -68,7 +68,11 @@ class LanguageMismatch(Rule):
         units; it is English when at most ``text_en_at_most`` (0.25) of them
         are Chinese and Chinese when at least ``text_zh_at_least`` (0.6)
         are. A Chinese sentence full of English names is Chinese; only text
-        clearly in the other language is rejected.
+        clearly in the other language is rejected. So is Chinese framing
+        around English names, values and quotations with fewer than
+        ``en_prose_min_words`` English function words ("railway.toml 的内容：
+        [build] builder = "nixpacks" …"): what is English there is what the
+        memory names, not its prose.
 
         A quotation is not the memory's own language: a run of the other
         language, or a span of it between quotation marks (a commit message
@@ -153,6 +157,11 @@ class LanguageMismatch(Rule):
         #: A run of the other language this long (characters) that a new message of the batch
         #: holds word for word is a quotation, left out before the text is judged.
         verbatim_min_chars: int = 12
+        #: A text with at least this many Chinese characters ...
+        zh_frame_min_chars: int = 3
+        #: ... and fewer than this many English function words (the, with, is, ...) is Chinese framing
+        #: around English names, values and quotations in a Chinese batch, not English prose.
+        en_prose_min_words: int = 3
         #: Latin-script languages (English, German, Polish, ...) are told apart by their function
         #: words: a side is decided with at least this many of them in the batch's prose ...
         latin_min_batch_words: int = 12
@@ -194,7 +203,18 @@ class LanguageMismatch(Rule):
         if not self._written_in(text, other):
             return False
         rest = _without_quotations(text, other, ctx, self.options.verbatim_min_chars)
+        if other == "en" and self._chinese_frame(rest):
+            return False
         return rest == text or self._text_language(rest) == other
+
+    def _chinese_frame(self, text: str) -> bool:
+        """Chinese words around English names, values and quotations, with (almost) no English
+        function word: "Web_app/railway.toml 的内容：[build] builder = "nixpacks"…", "wandb name 改为
+        …，notes 写为 “SNR-aware … with …”". What is English there is what the memory names or
+        quotes, not its prose."""
+        o = self.options
+        return (len(_CJK_CHAR.findall(text)) >= o.zh_frame_min_chars
+                and _latin.count(text).english < o.en_prose_min_words)
 
     def _batch_latin(self, ctx: Any) -> str | None:
         """The Latin-script language of the batch's user and assistant prose ("English", "German"...), or None."""
@@ -267,6 +287,8 @@ class LanguageMismatch(Rule):
         return Finding(f"{what} is written in {written}, but the new messages are mostly {expected}; "
                        f"write it in {expected}", path=path)
 
+
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
 
 #: A run of one language: Latin text (words, names, paths and the punctuation between them)
 #: without CJK, or CJK text with its punctuation; stripped of the spaces and stops at its ends.
