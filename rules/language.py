@@ -25,6 +25,7 @@ from memvet.rules._antecedent import first_clause_start, resolved_before
 from memvet.rules._hant import both_scripts
 from memvet.rules import _latin
 from memvet.rules._langdetect import TextScreen, dominant_language, language_of, measure
+from memvet.rules._scripts import CJK_CHARS
 from memvet.rules._wordmatch import option_matcher
 from memvet.rules.lexicon import has_cjk
 
@@ -68,11 +69,11 @@ class LanguageMismatch(Rule):
         units; it is English when at most ``text_en_at_most`` (0.25) of them
         are Chinese and Chinese when at least ``text_zh_at_least`` (0.6)
         are. A Chinese sentence full of English names is Chinese; only text
-        clearly in the other language is rejected. So is Chinese framing
-        around English names, values and quotations with fewer than
-        ``en_prose_min_words`` English function words ("railway.toml 的内容：
-        [build] builder = "nixpacks" …"): what is English there is what the
-        memory names, not its prose.
+        clearly in the other language is rejected. Nor is Chinese framing
+        around English names, values and quotations judged English when it
+        holds fewer than ``en_prose_min_words`` English function words
+        ("railway.toml 的内容：[build] builder = "nixpacks" …"): what is
+        English there is what the memory names, not its prose.
 
         A quotation is not the memory's own language: a run of the other
         language, or a span of it between quotation marks (a commit message
@@ -288,7 +289,7 @@ class LanguageMismatch(Rule):
                        f"write it in {expected}", path=path)
 
 
-_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
+_CJK_CHAR = re.compile(f"[{CJK_CHARS}]")
 
 #: A run of one language: Latin text (words, names, paths and the punctuation between them)
 #: without CJK, or CJK text with its punctuation; stripped of the spaces and stops at its ends.
