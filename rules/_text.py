@@ -52,7 +52,8 @@ _SPECIFICS = re.compile(
     | (?<![\w-])[\w-]+\.[a-z]{1,5}\b                    # file names with an extension
     | \b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b   # commit-like hashes
     | (?<![\w.:-])v?\d+(?:[.:_-]\d+)+\w*                 # versions, dates, times
-    | (?<![\d.,])\d+(?:[.,]\d+)*\s?(?:%|ms|秒|分钟|小时|天|倍|条|个|次|行|轮|(?!(?:to|for|and|or|of|in|on|at|by|if|is|as|so|but|not|the|an?|via|per)\b)[A-Za-z]{1,3}\b)?  # numbers with units (not "18 for")
+    | (?<![\d.,])\d+(?:[.,]\d+)*\s?(?:%|ms|秒|分钟|小时|天|倍|条|个|次|行|轮|    # numbers with units
+        (?!(?:to|for|and|or|of|in|on|at|by|if|is|as|so|but|not|the|an?|via|per)\b)[A-Za-z]{1,3}\b)?  # (not "18 for")
     | \b[A-Za-z]+_\w+                                   # snake_case identifiers
     | \b[a-z]+[A-Z]\w*                                  # camelCase identifiers
     | \b[A-Z][a-z]+[A-Z]\w*                             # PascalCase identifiers

@@ -25,7 +25,7 @@ from memvet.rules._antecedent import first_clause_start, resolved_before
 from memvet.rules._hant import both_scripts
 from memvet.rules import _latin
 from memvet.rules._langdetect import TextScreen, dominant_language, language_of, measure
-from memvet.rules._scripts import CJK_CHARS
+from memvet.rules._scripts import words_and_cjk
 from memvet.rules._wordmatch import option_matcher
 from memvet.rules.lexicon import has_cjk
 
@@ -214,7 +214,7 @@ class LanguageMismatch(Rule):
         …，notes 写为 “SNR-aware … with …”". What is English there is what the memory names or
         quotes, not its prose."""
         o = self.options
-        return (len(_CJK_CHAR.findall(text)) >= o.zh_frame_min_chars
+        return (words_and_cjk(text)[1] >= o.zh_frame_min_chars
                 and _latin.count(text).english < o.en_prose_min_words)
 
     def _batch_latin(self, ctx: Any) -> str | None:
@@ -288,8 +288,6 @@ class LanguageMismatch(Rule):
         return Finding(f"{what} is written in {written}, but the new messages are mostly {expected}; "
                        f"write it in {expected}", path=path)
 
-
-_CJK_CHAR = re.compile(f"[{CJK_CHARS}]")
 
 #: A run of one language: Latin text (words, names, paths and the punctuation between them)
 #: without CJK, or CJK text with its punctuation; stripped of the spaces and stops at its ends.

@@ -1161,7 +1161,8 @@ def _asks_only(message: Any, ctx: Any) -> bool:
 
 def _asks_openly(message: Any, ctx: Any) -> bool:
     """Does the message ask an open question (what, how, which, 多少, 怎么, "what do you think")?"""
-    return _per_message(ctx, _ASKS_OPENLY, message, lambda text: _OPEN_QUESTION.search(_EMBEDDED_QUESTION.sub("", text)) is not None)
+    return _per_message(ctx, _ASKS_OPENLY, message,
+                        lambda text: _OPEN_QUESTION.search(_EMBEDDED_QUESTION.sub("", text)) is not None)
 
 
 _POSITIONS = "memvet.rules.method.message-positions"
