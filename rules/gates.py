@@ -44,6 +44,7 @@ from memvet.rules import _sources, _text, lexicon
 from memvet.rules._hant import both_scripts
 from memvet.rules._scripts import words_and_cjk
 from memvet.rules.method import NORMATIVE, NOT_NORMATIVE, USER_WISH
+from memvet.rules.quality import raw_share  # G002: how much of a state dump is raw output (Q002's measure)
 from memvet.rules import _changelog  # G001's change-log shapes
 
 TASK, METHOD = "work_task", "work_method"
@@ -1024,7 +1025,7 @@ class OneTimeTest(_Gate):
         prose = _prose(content)
         # Without fences the prose is the content, whose folded copy the view has.
         folded = view.folded if view is not None and prose is content else _text.fold(prose)
-        if (m := self._state.search(prose, folded)) and _dump_share(content) >= 0.5:
+        if (m := self._state.search(prose, folded)) and raw_share(content) >= 0.5:
             return (f"a point-in-time state dump ({m.group(0)!r} followed by raw output); it is stale as soon as "
                     "it is written -- keep the cause, not the readout")
         # The keep markers (a reason, a rule, a limit) excuse every shape below;
@@ -1718,9 +1719,3 @@ def _prose(content: str) -> str:
         last = end
     out.append(content[last:])
     return " ".join(out)
-
-
-def _dump_share(content: str) -> float:
-    from memvet.rules.quality import raw_share
-
-    return raw_share(content)
