@@ -37,7 +37,7 @@ import re
 
 from memvet.rules import _latin
 from memvet.rules._langdetect import strip_code
-from memvet.rules._scripts import CJK_CHARS, WORD_LETTERS
+from memvet.rules._scripts import CJK_CHARS, WORD_LETTERS, letter_words
 
 #: The languages whose words the value and method word lists hold (Chinese in both scripts;
 #: Japanese through its kana and kanji). Add a language here once its words are in the lists.
@@ -61,7 +61,6 @@ _READ_LETTERS = re.compile(f"[{WORD_LETTERS}{CJK_CHARS}]")
 #: ğ, ş. Turkish glues its modals and particles onto the word ("toplanmalı", "kullanmamalı": must be
 #: gathered, must not use), so it holds few free function words; these letters say it plainly.
 _TURKISH_LETTER = re.compile("[ıİğĞşŞ]")
-_LETTER_RUN = re.compile(r"[^\W\d_]+")
 
 
 def _turkish_words(prose: str) -> int:
@@ -69,7 +68,7 @@ def _turkish_words(prose: str) -> int:
     for the letter inside a word would backtrack over every long run of letters)."""
     if _TURKISH_LETTER.search(prose) is None:
         return 0
-    return sum(1 for word in _LETTER_RUN.findall(prose) if _TURKISH_LETTER.search(word))
+    return sum(1 for word in letter_words(prose) if _TURKISH_LETTER.search(word))
 
 #: A Latin-script text is judged by its function words (:mod:`memvet.rules._latin`) only when it
 #: holds this many of one language, with this many times the other side's.

@@ -38,6 +38,12 @@ def is_cjk(ch: str) -> bool:
 _WORD_OR_CJK = re.compile(f"[{CJK_CHARS}]|(?:(?![{CJK_CHARS}])[^\\W\\d_])+")
 
 
+def letter_words(text: str) -> list[str]:
+    """The words of ``text`` written in a script that spaces its words (CJK characters left out):
+    "Routes are in 路由" -> ["Routes", "are", "in"]."""
+    return [w for w in _WORD_OR_CJK.findall(text) if not (len(w) == 1 and is_cjk(w))]
+
+
 def words_and_cjk(text: str) -> tuple[int, int]:
     """How many words (letter runs of the scripts that space their words) and how many CJK
     characters ``text`` holds: "Routes are in 路由" -> (3, 2)."""
