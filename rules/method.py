@@ -70,10 +70,11 @@ NORMATIVE = [
     "evite", "evitar", "prefira", "obrigatório", "proibido",
     "debe", "deben", "se debe", "hay que", "es necesario", "siempre", "prefiera", "obligatorio", "prohibido",
     # Japanese (べき/てはならない/〜こと; 禁止 and 優先 fold to the Chinese entries; a plain negative
-    # such as 使わない states a rule in a method), Polish (należy/trzeba/nie wolno/nigdy)
+    # such as 使わない states a rule in a method, and so does 使わず, "without using"; a sentence that
+    # closes on こと is the written imperative of instructions: 選ぶこと。), Polish (należy/trzeba/nie wolno/nigdy)
     "べき", "てはならない", "てはいけない", "ではならない", "なければならない", "ねばならない", "ないこと",
     "すること", "しないこと", "ないように", "ようにする", "必ず", "常に", "絶対に", "避ける", "しない", "使わない",
-    "ない。",
+    "ない。", "こと。", "使わず",
     "należy", "nie należy", "trzeba", "musi", "muszą", "nie wolno", "powinien", "powinna", "powinno", "powinny",
     "zawsze", "nigdy", "unikaj", "używaj", "nie używaj", "preferuj", "wymagane", "zabronione", "obowiązkowo",
     "ma być", "mają być",
@@ -92,6 +93,9 @@ NOT_NORMATIVE = [
     "需求", "必需品", "优先级", "统一的", "别名", "别的", "区别", "类别", "级别", "分别", "特别", "个别",
     "识别", "告别", "差别", "性别", "有别", "主要", "重要", "只要", "要是", "想要", "要么", "必要", "概要", "摘要",
     "要素", "要点", "纪要", "不要紧", "要不然", "将要", "快要", "要求的", "需要时", "要不要",
+    # Japanese: こと after a verb that names a possibility or an ability (失敗することがある, "it can
+    # fail"; 使うことができる) is not the こと of an instruction
+    "ことがある", "こともある", "ことができ",
 ]
 
 #: English verbs that open an imperative clause (a rule without a modal),
