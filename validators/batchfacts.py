@@ -77,6 +77,7 @@ class FactsOptions(BaseModel):
         "nein,", "falsch", "nicht so", "rückgängig",  # German
         "non,", "c'est faux", "pas comme ça", "annule",  # French
         "違う", "ちがう", "そうじゃない", "やめて", "ダメ", "だめ", "元に戻して",  # Japanese
+        "いや、", "いいえ", "しなくていい", "しなくてもいい", "しなくても良い", "いらない", "要らない",  # ... and its 不用
         "nie,", "źle", "błędnie", "nie tak", "cofnij",  # Polish
         "không đúng", "sai rồi", "không phải",  # Vietnamese
         "нет,", "не так", "неправильно", "откати", "верни как было",  # Russian

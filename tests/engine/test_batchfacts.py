@@ -37,7 +37,9 @@ def test_user_accepts(text):
 @pytest.mark.parametrize("text", ["不对，应该用订单号", "You got it wrong, revert it.", "No, that's wrong.",
                                   "違うって、ライブだとFPSを取得して再生しろ", "Nie, źle: nadal generujesz pliki md.",
                                   "Eso no, está mal: usa el id del pedido", "Não, está errado, volta como estava",
-                                  "Nein, das ist falsch", "Non, c'est faux : garde les offsets"])
+                                  "Nein, das ist falsch", "Non, c'est faux : garde les offsets",
+                                  # a Japanese decline ("no, no need to fix it"), like 不用
+                                  "いや、直さなくてもいいと思います。動作には問題ないので"])
 def test_user_rejects_and_is_no_acceptance(text):
     found = acts(f"user: {text}")[0]
     assert "rejects" in found and "accepts" not in found
