@@ -8,6 +8,7 @@ needs the other at call time.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Iterable
 
 
@@ -16,8 +17,16 @@ def literal_trie(words: Iterable[str]) -> str:
 
     The same matches as the alternation of the words sorted longest first,
     but shared prefixes are factored out: the regex engine tries one branch
-    per distinct next character instead of every word in turn.
+    per distinct next character instead of every word in turn. The regex
+    depends on the set of words only, so it is built once per set: every
+    engine binds the same default lists (a worker, the judge, each test
+    builds its own), and building the tries was most of an engine's start.
     """
+    return _literal_trie(frozenset(words))
+
+
+@lru_cache(maxsize=4096)
+def _literal_trie(words: frozenset[str]) -> str:
     root: dict[str, dict] = {}
     for word in words:
         node = root

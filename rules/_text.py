@@ -668,6 +668,14 @@ def foldable(word: str) -> bool:
     return all(c.isascii() or c in _FOLD_CHECKED or _CJK_RUN.match(c) for c in word)
 
 
+@lru_cache(maxsize=4096)
+def _word_search(entries: tuple[str, ...]) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
+    """A :class:`WordSearch`'s lexicon pattern and folded-literal scan, once per list of entries (every
+    engine builds the same default lists; the patterns are immutable, so engines share them)."""
+    literals = re.compile(literal_trie({fold(w) for w in entries})) if entries and all(map(foldable, entries)) else None
+    return lexicon.compile_words(entries), literals
+
+
 class WordSearch:
     """``lexicon.compile_words(words)`` searched through the folded text: the same matches, found faster.
 
@@ -685,11 +693,7 @@ class WordSearch:
     __slots__ = ("_literals", "pattern")
 
     def __init__(self, words: Iterable[str]):
-        entries = [w.strip() for w in words if w.strip()]
-        self.pattern = lexicon.compile_words(entries)
-        self._literals: re.Pattern[str] | None = None
-        if entries and all(map(foldable, entries)):
-            self._literals = re.compile(literal_trie({fold(w) for w in entries}))
+        self.pattern, self._literals = _word_search(tuple(w.strip() for w in words if w.strip()))
 
     def search(self, text: str, folded: str | None = None) -> re.Match[str] | None:
         """``pattern.search(text)``; ``folded`` is ``fold(text)`` when the caller has it."""
