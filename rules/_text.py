@@ -672,7 +672,9 @@ def foldable(word: str) -> bool:
 def _word_search(entries: tuple[str, ...]) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
     """A :class:`WordSearch`'s lexicon pattern and folded-literal scan, once per list of entries (every
     engine builds the same default lists; the patterns are immutable, so engines share them)."""
-    literals = re.compile(literal_trie({fold(w) for w in entries})) if entries and all(map(foldable, entries)) else None
+    literals = None
+    if entries and all(map(foldable, entries)):
+        literals = re.compile(literal_trie({fold(w) for w in entries}))
     return lexicon.compile_words(entries), literals
 
 
