@@ -488,3 +488,32 @@ def test_the_contract_fast_path_gives_the_same_answer_in_slices():
         with pytest.raises(Exception):
             Output.validate_python(bad)
     assert accepts([]) and not accepts("not a list") and not accepts(None)
+
+
+def test_a_second_engine_builds_no_word_list_again():
+    # Counted, not timed: every engine binds the same default word lists, and their tries
+    # and patterns are built once per process (the judge, serve workers and each rule case
+    # build engines of their own).
+    from memvet.rules import _patterns, _text
+
+    Engine(Config())
+    tries, searches = _patterns._literal_trie.cache_info(), _text._word_search.cache_info()
+    Engine(Config())
+    Engine(config_from_dict({"select": ["M001"]}))
+    assert _patterns._literal_trie.cache_info().misses == tries.misses
+    assert _text._word_search.cache_info().misses == searches.misses
+    assert _text._word_search.cache_info().hits > searches.hits
+
+
+def test_an_extended_word_list_gets_patterns_of_its_own():
+    from memvet.rules.method import MethodNotNormative
+
+    plain = Engine(config_from_dict({"select": ["M001"]}))
+    extended = Engine(config_from_dict({"select": ["M001"], "rules": {"M001": {"extend_normative": ["zorgvuldig"]}}}))
+    context = build_context({"messages": ["user: deploy via staging"]})
+    output = build_output({"content": "Deploys gaan zorgvuldig via de staging-omgeving.", "type": "work_method",
+                           "priority": 80, "metadata": {"scope": "self", "method_type": "principle"}}, context)
+    assert "M001" in plain.validate(output, context).codes()
+    # The extended list is another list: it gets its own patterns, not the default list's cached ones.
+    assert "M001" not in extended.validate(output, context).codes()
+    assert "zorgvuldig" not in MethodNotNormative.Options().normative
