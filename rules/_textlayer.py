@@ -36,6 +36,7 @@ changes its length. Property-tested against the lexicon matcher
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any, Iterable
 
 import ahocorasick
@@ -93,11 +94,17 @@ class _WordList:
     def __init__(self, index: int, words: tuple[str, ...]):
         self.index = index
         self.bit = 1 << index  # the list's bit in the piece automaton's masks
-        self.entries = sorted({w.strip() for w in words if w.strip()})
-        self.pattern = lexicon.compile_words(words)
-        checked = all(map(_text.foldable, self.entries))
+        self.entries, self.pattern, checked = _compiled(words)
         self.exact_ok = checked  # the automaton's matches stand for re.IGNORECASE
         self.always = not checked  # may_hit cannot rule anything out
+
+
+@lru_cache(maxsize=4096)
+def _compiled(words: tuple[str, ...]) -> tuple[tuple[str, ...], re.Pattern[str] | None, bool]:
+    """A list's entries, lexicon pattern and whether fold() covers every entry: the same for every
+    layer that holds the list, so every engine of a process shares them (all are immutable)."""
+    entries = tuple(sorted({w.strip() for w in words if w.strip()}))
+    return entries, lexicon.compile_words(words), all(map(_text.foldable, entries))
 
 
 class TextLayer:

@@ -8,6 +8,8 @@ bound rules of one config per target, per memory type, switched off (for
 
 from __future__ import annotations
 
+from functools import cache
+
 from pydantic import ValidationError
 
 from .config import Config
@@ -16,7 +18,7 @@ from .errors import ConfigError
 from .needs import declared_layer
 from .options import expand_extends
 from .registry import Registry
-from .rule import Rule
+from .rule import Rule, RuleOptions
 from .vocabulary import MEMORY_TYPES, TYPED_TARGETS, Action
 
 
@@ -68,7 +70,7 @@ def bind_rule(cls: type[Rule], config: Config) -> BoundRule:
     raw = expand_extends(cls.Options, config.rules.get(cls.code, {}), file=config.source,
                          field=f"{table_prefix(config.source)}rules.{cls.code}")
     try:
-        options = cls.Options.model_validate(raw)
+        options = _default_options(cls.Options) if not raw else cls.Options.model_validate(raw)
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(p) for p in err["loc"])
@@ -83,6 +85,13 @@ def bind_rule(cls: type[Rule], config: Config) -> BoundRule:
     types = getattr(cls, "types", None)
     return BoundRule(cls(options), cls.code, cls.name, action, configured, cls.origin(),
                      None if types is None else frozenset(types))
+
+
+@cache
+def _default_options(options: type[RuleOptions]) -> RuleOptions:
+    """A rule's options when the config sets none, validated once per process: options are frozen,
+    and pydantic deep-copies every list default (the word lists) on each validation."""
+    return options.model_validate({})
 
 
 class RuleTable:

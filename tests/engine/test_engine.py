@@ -496,13 +496,31 @@ def test_a_second_engine_builds_no_word_list_again():
     # build engines of their own).
     from memvet.rules import _patterns, _text
 
+    from memvet import binding
+    from memvet.rules import _textlayer
+
     Engine(Config())
     tries, searches = _patterns._literal_trie.cache_info(), _text._word_search.cache_info()
+    lists, options = _textlayer._compiled.cache_info(), binding._default_options.cache_info()
     Engine(Config())
     Engine(config_from_dict({"select": ["M001"]}))
     assert _patterns._literal_trie.cache_info().misses == tries.misses
     assert _text._word_search.cache_info().misses == searches.misses
     assert _text._word_search.cache_info().hits > searches.hits
+    # Nor does it compile a list for its text layer or validate a rule's default options again.
+    assert _textlayer._compiled.cache_info().misses == lists.misses
+    assert binding._default_options.cache_info().misses == options.misses
+    assert binding._default_options.cache_info().hits > options.hits
+
+
+def test_engines_share_default_options_but_not_configured_ones():
+    plain, other = Engine(Config()), Engine(Config())
+    configured = Engine(config_from_dict({"rules": {"M001": {"extend_normative": ["zorgvuldig"]}}}))
+    options = {b.code: b.rule.options for b in plain.table.by_target["memory"]}
+    assert options["M001"] is next(b.rule.options for b in other.table.by_target["memory"] if b.code == "M001")
+    mine = next(b.rule.options for b in configured.table.by_target["memory"] if b.code == "M001")
+    assert mine is not options["M001"] and "zorgvuldig" in mine.normative
+    assert "zorgvuldig" not in options["M001"].normative
 
 
 def test_an_extended_word_list_gets_patterns_of_its_own():
