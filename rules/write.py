@@ -839,6 +839,8 @@ class ProposalOptions(RuleOptions):
         "用户主张", "用户决定", "用户规定", "用户要求", "用户坚持", "团队约定", "项目约定",
         "decided", "decision", "adopted", "agreed", "settled on", "chose", "has chosen", "standardized on",
         "standardised on", "user insists", "user wants", "user holds", "user prefers", "the team uses",
+        # Japanese (決定 and 確定 are already the list's 决定 and 确定 once folded)
+        "を採用", "に決め", "で決ま", "方針とする",
     ]
     #: Wording of an assistant proposal that still needs an answer: a suggestion,
     #: options to choose from, an offer that waits for a yes.
@@ -854,6 +856,9 @@ class ProposalOptions(RuleOptions):
         "好吗", "可以吗", "如果你同意", "你看可以", "要我", "需要我", "let's try", "can you try", "try these changes",
         "if you agree", "if you'd like, i can", "want me to", "do you want me", "could include", "potential additions",
         "if you want, i can", "if you want i can", "if you'd like i can", "if you want, i'll", "if you'd like, i'll",
+        # Japanese: a proposal, a recommendation, a question that waits for a yes
+        "提案", "おすすめ", "お勧め", "推奨", "いかがでしょうか", "どうでしょうか", "しましょうか", "どちらが",
+        "よろしいでしょうか", "よろしいですか", "させてください", "してもいいですか",
     ]
     #: A settled word right after one of these is negated or deferred ("尚未决定",
     #: "由用户决定", "not yet decided", "undecided"). Latin entries may be
