@@ -758,7 +758,8 @@ class OneTimeTest(_Gate):
 
     What it does:
         Fails on any of these shapes, unless the memory also carries a
-        reason, a rule, a default/limit/baseline or a decision:
+        reason, a rule, a default/limit/baseline, a decision or a recurring
+        condition ("whenever the dev server is already running", 每当…):
 
         * a point-in-time marker (今天/刚才/目前, "today", "so far") with a
           reading (a number with a unit) or a run outcome (全绿, "passed");
@@ -920,7 +921,10 @@ class OneTimeTest(_Gate):
                                    "elapsed", "duration", "response time", "memory usage", "accuracy",
                                    "hit rate", "error rate", "success rate", "coverage"]
         state_words: list[str] = ["状态", "现状", "运行情况", "status", "state", "current state"]
-        keep_markers: list[str] = REASONS + DECISIONS + LASTING + NORMATIVE
+        #: A recurring condition ("whenever the dev server is already running", 每当…) makes the
+        #: figure part of a lasting rule, not one run's reading.
+        keep_markers: list[str] = REASONS + DECISIONS + LASTING + NORMATIVE + [
+            "whenever", "every time", "each time", "每当", "siempre que", "cada vez que", "sempre que"]
         not_keep: list[str] = NOT_NORMATIVE
         #: Words that make a number a reading of output when they precede it ("port 5173").
         reading_before: list[str] = ["port", "端口", "pid", "耗时", "took", "用时", "exit code", "退出码"]

@@ -884,7 +884,9 @@ class SceneNameActivity(Rule):
 
         A trailing activity noun is left alone ("L1 提取误分类排查",
         "timeout retry implementation"): good scene labels name topics
-        that way.
+        that way. So is a leading one that modifies the noun after it
+        (``attributive_uses``: "debug console.log statements", 调试日志,
+        "try/catch blocks").
 
     Why is this bad?
         A label is the scene's identity. "排查盖章失败并修复重试逻辑" stops
@@ -951,6 +953,17 @@ class SceneNameActivity(Rule):
             "cleaning up", "moving", "converting", "rewriting", "replacing", "porting", "bumping", "splitting",
             "documenting", "improving", "optimizing", "optimising", "reviewing",
         ]
+        #: Topics whose leading activity word modifies the noun after it and names a thing, not
+        #: today's work ("debug console.log statements", "debug mode", "try/catch blocks").
+        attributive_uses: list[str] = [
+            "debug statement", "debug statements", "debug log", "debug logs", "debug logging", "debug output",
+            "debug mode", "debug build", "debug builds", "debug flag", "debug flags", "debug symbols", "debug panel",
+            "debug info", "debug message", "debug messages", "debug print", "debug prints", "debug toolbar",
+            "debug endpoint", "debug endpoints", "debug console", "debug view", "debug page", "debug menu",
+            "debug overlay", "debug tools", "debug tooling", "debug adapter", "debug configuration",
+            "debug configurations", "try/catch", "try-catch", "try catch", "handle leak", "handle leaks",
+            "调试日志", "调试模式", "调试输出", "调试面板", "调试信息", "调试开关", "调试工具",
+        ]
         chained_activities: list[str] = [
             "并修复", "并排查", "并调试", "并解决", "并处理", "并验证", "并上线", "并提交", "然后修复", "再修复",
             "后修复", "和修复", "及修复",
@@ -986,7 +999,7 @@ class SceneNameActivity(Rule):
     def _find(self, topic: str) -> tuple[str, str] | None:
         lowered = topic.lower()  # once for every word list
         hit = option_matcher(self, "leading_activities").match(topic, lowered=lowered)
-        if hit:
+        if hit and not option_matcher(self, "attributive_uses").match(topic, lowered=lowered):
             return "an activity", hit
         for kind, option in (("an activity", "chained_activities"), ("a status", "statuses"), ("a date", "dates")):
             hit = option_matcher(self, option).find(topic, lowered=lowered)
