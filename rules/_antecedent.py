@@ -86,6 +86,11 @@ def resolved_before(text: str, start: int, noun: str, *, forms: Mapping[str, Ite
     return False
 
 
+def sentence_start(text: str, pos: int) -> int:
+    """Where the sentence that holds ``pos`` starts (after the last sentence end before it)."""
+    return max((m.end() for m in _SENTENCE_END.finditer(text, 0, pos)), default=0)
+
+
 def first_clause_start(text: str, start: int) -> int | None:
     """Where the memory's first clause starts, when the demonstrative at ``start`` stands in it
     (a leading label such as 用户偏好： or "Pitfall:" is not a clause); None when an earlier clause

@@ -21,7 +21,7 @@ from typing import Any, Iterable, Iterator
 
 from memvet.needs import Needs
 from memvet.rule import Finding, Rule, RuleOptions
-from memvet.rules._antecedent import first_clause_start, resolved_before
+from memvet.rules._antecedent import first_clause_start, resolved_before, sentence_start
 from memvet.rules._hant import both_scripts
 from memvet.rules import _latin
 from memvet.rules._langdetect import TextScreen, dominant_language, language_of, measure
@@ -406,6 +406,9 @@ class ContextDependent(Rule):
         该操作, 该问题, "this approach"), a clause before it when the
         demonstrative opens the next clause (not in object position: "用户认可
         该方案" still leans on the chat).
+        "The previous one" after "another" / "a new" of its own sentence
+        (``one_antecedents``: "started another loop without stopping the
+        previous one") points inside the memory, not back into the chat.
         "and above" / "80% 以上" are not pointers; "the same chat" / 当前对话
         are (``conversation_objects``: the conversation itself as the
         object), but only uncertainly, since bots and messaging code handle
@@ -516,6 +519,11 @@ class ContextDependent(Rule):
             "the previous answer", "the previous suggestion", "the previous approach", "the previous one",
             "the same as before", "same as before", "like before", "just now", "the one above", "as above",
         ]
+        #: Words that, earlier in the same sentence, give "one" in a conversation reference its
+        #: antecedent ("every click started another loop without stopping the previous one"): the
+        #: reference is then inside the memory's own sentence, not back into the chat.
+        one_antecedents: list[str] = ["another", "a new", "a second", "a fresh", "each new", "every new",
+                                      "the new", "the next", "a newer"]
         #: References that also say where something sits on a page: "a plus icon shown above the guidance
         #: text" places it, "the steps shown above" point back. Followed by a word, such a reference is
         #: uncertain (a warning); at the end of a clause it points back for certain.
@@ -641,7 +649,8 @@ class ContextDependent(Rule):
 
     def _conversation_ref(self, text: str, lowered: str, conversation: Any) -> tuple[str, int] | None:
         """The first conversation reference that no compound word straddles (当前文件 is no 前文), and
-        where it ends."""
+        that no antecedent of its own sentence resolves ("another loop … the previous one"), and where
+        it ends."""
         compounds = None
         for start, end in conversation.finditer(text, lowered=lowered):
             if has_cjk(text[start:end]):
@@ -649,8 +658,16 @@ class ContextDependent(Rule):
                     compounds = list(option_matcher(self, "compound_words").finditer(text, lowered=lowered))
                 if any(a < start < b < end or start < a < end < b for a, b in compounds):
                     continue
+            elif lowered.endswith(" one", start, end) and self._one_resolved(text, lowered, start):
+                continue
             return text[start:end], end
         return None
+
+    def _one_resolved(self, text: str, lowered: str, start: int) -> bool:
+        """Does an earlier word of the sentence (``one_antecedents``: "another", "a new") give the
+        "one" of the reference at ``start`` its antecedent?"""
+        return option_matcher(self, "one_antecedents").search(text, sentence_start(text, start), start,
+                                                              lowered=lowered) is not None
 
     def _matchers(self) -> tuple[Any, ...]:
         """The word-list matchers (lexicon semantics), one per option of the rule instance."""
