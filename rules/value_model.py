@@ -174,11 +174,11 @@ class ValueModel(Rule):
         wrote or read files, committed, ran tests or printed errors). At ``drop_at`` or
         above it drops the memory; from ``warn_at`` it gives a low-confidence
         finding (a warning, and a question for the optional LLM judge). The
-        message names the signs that weighed most. Trained on 6,060 reviewed
-        memories of real answers to 141 real sessions; cross-validated by
+        message names the signs that weighed most. Trained on 6,094 reviewed
+        memories of real answers to 142 real sessions; cross-validated by
         session (``scripts/train_value_model.py --cv``), the defaults take
-        the junk memories caught from 1,100 to 1,256 of 2,512 and leave 2,461
-        instead of 2,469 of 2,878 good memories untouched.
+        the junk memories caught from 1,110 to 1,256 of 2,532 and leave 2,470
+        instead of 2,478 of 2,887 good memories untouched.
 
     Why is this bad?
         The extraction contract keeps only what a later session cannot
