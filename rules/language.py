@@ -406,9 +406,12 @@ class ContextDependent(Rule):
         该操作, 该问题, "this approach"), a clause before it when the
         demonstrative opens the next clause (not in object position: "用户认可
         该方案" still leans on the chat).
-        "The previous one" after "another" / "a new" of its own sentence
-        (``one_antecedents``: "started another loop without stopping the
-        previous one") points inside the memory, not back into the chat.
+        "The previous one" / "the previous message" after "another" / "a
+        new" / "each" of its own sentence (``previous_antecedents``: "started
+        another loop without stopping the previous one") points inside the
+        memory, not back into the chat; "the same as before" followed by a
+        word ("… as before the migration") may be a comparison with a time
+        (``placement_refs``: uncertain, a warning).
         "and above" / "80% 以上" are not pointers; "the same chat" / 当前对话
         are (``conversation_objects``: the conversation itself as the
         object), but only uncertainly, since bots and messaging code handle
@@ -519,15 +522,18 @@ class ContextDependent(Rule):
             "the previous answer", "the previous suggestion", "the previous approach", "the previous one",
             "the same as before", "same as before", "like before", "just now", "the one above", "as above",
         ]
-        #: Words that, earlier in the same sentence, give "one" in a conversation reference its
-        #: antecedent ("every click started another loop without stopping the previous one"): the
-        #: reference is then inside the memory's own sentence, not back into the chat.
-        one_antecedents: list[str] = ["another", "a new", "a second", "a fresh", "each new", "every new",
-                                      "the new", "the next", "a newer"]
-        #: References that also say where something sits on a page: "a plus icon shown above the guidance
-        #: text" places it, "the steps shown above" point back. Followed by a word, such a reference is
+        #: Words that, earlier in the same sentence, give "the previous …" its antecedent ("every click
+        #: started another loop without stopping the previous one", "each new message replaces the
+        #: previous message"): the reference is then inside the memory's own sentence, not back into
+        #: the chat.
+        previous_antecedents: list[str] = ["another", "a new", "a second", "a fresh", "each", "every", "the new",
+                                           "the next", "a newer", "a later"]
+        #: References that also place or date something: "a plus icon shown above the guidance text"
+        #: says where it sits, "the same as before the migration" compares with a time; "the steps
+        #: shown above", "the same as before" point back. Followed by a word, such a reference is
         #: uncertain (a warning); at the end of a clause it points back for certain.
-        placement_refs: list[str] = ["shown above", "listed above"]
+        placement_refs: list[str] = ["shown above", "listed above", "the same as before", "same as before",
+                                     "like before"]
         #: Words whose characters a Chinese reference can straddle without being one: 当前文件 holds
         #: 前文 across 当前|文件, 线上文档 holds 上文. A reference that one of them straddles (starts
         #: before it and ends inside, or starts inside and ends after) is no reference.
@@ -658,16 +664,16 @@ class ContextDependent(Rule):
                     compounds = list(option_matcher(self, "compound_words").finditer(text, lowered=lowered))
                 if any(a < start < b < end or start < a < end < b for a, b in compounds):
                     continue
-            elif lowered.endswith(" one", start, end) and self._one_resolved(text, lowered, start):
+            elif lowered.startswith("the previous ", start) and self._previous_resolved(text, lowered, start):
                 continue
             return text[start:end], end
         return None
 
-    def _one_resolved(self, text: str, lowered: str, start: int) -> bool:
-        """Does an earlier word of the sentence (``one_antecedents``: "another", "a new") give the
-        "one" of the reference at ``start`` its antecedent?"""
-        return option_matcher(self, "one_antecedents").search(text, sentence_start(text, start), start,
-                                                              lowered=lowered) is not None
+    def _previous_resolved(self, text: str, lowered: str, start: int) -> bool:
+        """Does an earlier word of the sentence (``previous_antecedents``: "another", "a new", "each")
+        give "the previous …" at ``start`` its antecedent?"""
+        return option_matcher(self, "previous_antecedents").search(text, sentence_start(text, start), start,
+                                                                   lowered=lowered) is not None
 
     def _matchers(self) -> tuple[Any, ...]:
         """The word-list matchers (lexicon semantics), one per option of the rule instance."""
@@ -903,7 +909,10 @@ class SceneNameActivity(Rule):
         "timeout retry implementation"): good scene labels name topics
         that way. So is a leading one that modifies the noun after it
         (``attributive_uses``: "debug console.log statements", 调试日志,
-        "try/catch blocks").
+        "try/catch blocks"), and a leading gerund used as a noun or a
+        modifier, or a Chinese verb before a kind noun (``topic_heads``:
+        "Handling of expired tokens", "Upgrading policy for dependencies",
+        排查流程).
 
     Why is this bad?
         A label is the scene's identity. "排查盖章失败并修复重试逻辑" stops
@@ -981,6 +990,15 @@ class SceneNameActivity(Rule):
             "debug configurations", "try/catch", "try-catch", "try catch", "handle leak", "handle leaks",
             "调试日志", "调试模式", "调试输出", "调试面板", "调试信息", "调试开关", "调试工具",
         ]
+        #: Words that, right after a leading gerund, make it name a topic ("Handling of expired
+        #: tokens", "Upgrading policy for dependencies", "Reviewing guidelines"): the gerund is then
+        #: a noun or modifies the noun after it.
+        topic_heads: list[str] = [
+            "of", "policy", "policies", "strategy", "strategies", "rule", "rules", "guideline", "guidelines",
+            "convention", "conventions", "process", "flow", "workflow", "logic", "pipeline", "checklist",
+            "standard", "standards", "schedule", "window", "semantics", "order", "behavior", "behaviour",
+            "流程", "规范", "手册", "策略", "原则", "清单", "指南", "方法论", "机制",
+        ]
         chained_activities: list[str] = [
             "并修复", "并排查", "并调试", "并解决", "并处理", "并验证", "并上线", "并提交", "然后修复", "再修复",
             "后修复", "和修复", "及修复",
@@ -1016,7 +1034,8 @@ class SceneNameActivity(Rule):
     def _find(self, topic: str) -> tuple[str, str] | None:
         lowered = topic.lower()  # once for every word list
         hit = option_matcher(self, "leading_activities").match(topic, lowered=lowered)
-        if hit and not option_matcher(self, "attributive_uses").match(topic, lowered=lowered):
+        if hit and not option_matcher(self, "attributive_uses").match(topic, lowered=lowered) \
+                and not self._names_a_topic(topic, lowered, len(hit)):
             return "an activity", hit
         for kind, option in (("an activity", "chained_activities"), ("a status", "statuses"), ("a date", "dates")):
             hit = option_matcher(self, option).find(topic, lowered=lowered)
@@ -1026,6 +1045,18 @@ class SceneNameActivity(Rule):
         if m:
             return "a date", m.group(0)
         return None
+
+    def _names_a_topic(self, topic: str, lowered: str, end: int) -> bool:
+        """Does the word right after a leading gerund or Chinese verb (``topic_heads``: "of", "policy",
+        流程) make it a topic ("Handling of expired tokens", 排查流程)?"""
+        rest = topic[end:]
+        if has_cjk(topic[end - 1:end]):
+            word = rest  # Chinese: the head follows with no space (排查流程)
+        elif lowered.endswith("ing", 0, end) and rest[:1].isspace():
+            word = rest.lstrip()
+        else:
+            return False
+        return option_matcher(self, "topic_heads").match(word, lowered=word.lower()) is not None
 
 
 # --- L005 ----------------------------------------------------------------------------
