@@ -409,9 +409,12 @@ class ContextDependent(Rule):
         "The previous one" / "the previous message" after "another" / "a
         new" / "each" of its own sentence (``previous_antecedents``: "started
         another loop without stopping the previous one") points inside the
-        memory, not back into the chat; "the same as before" followed by a
-        word ("… as before the migration") may be a comparison with a time
-        (``placement_refs``: uncertain, a warning).
+        memory, not back into the chat; so does a quoted phrase (a UI string
+        “刚刚”, a phrase 'like I said' that a bot must recognise) and a
+        reference that names the document it points into ("as discussed in
+        ADR-0014", "as mentioned in CONTRIBUTING.md"); "the same as before"
+        followed by a word ("… as before the migration") may be a comparison
+        with a time (``placement_refs``: uncertain, a warning).
         "and above" / "80% 以上" are not pointers; "the same chat" / 当前对话
         are (``conversation_objects``: the conversation itself as the
         object), but only uncertainly, since bots and messaging code handle
@@ -538,7 +541,7 @@ class ContextDependent(Rule):
         #: 前文 across 当前|文件, 线上文档 holds 上文. A reference that one of them straddles (starts
         #: before it and ends inside, or starts inside and ends after) is no reference.
         compound_words: list[str] = ["当前", "目前", "之前", "此前", "以前", "提前", "事前", "线上", "加上", "附上",
-                                     "网上", "地方", "如同", "文件", "文档", "文本", "文字", "文案", "文章"]
+                                     "网上", "地方", "如同", "文件", "文档", "文本", "文字", "文案", "文章", "说明"]
         #: The conversation itself as the object ("stay in the same chat for Phase 2"). Uncertain
         #: (low, warns): chats, threads and conversations are also what bots and messaging code
         #: handle ("sends the result with the same thread fallback").
@@ -666,6 +669,8 @@ class ContextDependent(Rule):
                     continue
             elif lowered.startswith("the previous ", start) and self._previous_resolved(text, lowered, start):
                 continue
+            if _inside_quotes(text, start, end) or _NAMED_SOURCE.match(text, end):
+                continue  # a quoted phrase is mentioned, not used; "as discussed in ADR-0014" cites a document
             return text[start:end], end
         return None
 
@@ -754,6 +759,21 @@ _LAST_ITEM = re.compile(both_scripts(r"、[^，,；;。.!?！？：:、\s的后�
 
 #: A word (not a clause break) right after a reference: "shown above the guidance text".
 _WORD_NEXT = re.compile(r"[ \t]*[^\W\d_]")
+
+
+#: Spans between quotation marks (a single-quoted span only between non-word characters: "don't" holds none).
+_QUOTE_SPAN = re.compile(r'"[^"\n]*"|“[^”\n]*”|‘[^’\n]*’|「[^」\n]*」|『[^』\n]*』|`[^`\n]*`'
+                         r"|(?<!\w)'[^'\n]*'(?!\w)")
+#: A reference that goes on to name a document it points into ("as mentioned in CONTRIBUTING.md", "as
+#: discussed in ADR-0014", "described in RFC 7231"): a name with a dot, a slash, a digit or a capital.
+_NAMED_SOURCE = re.compile(r"\s+(?:in|by|per|from)\s+(?:the\s+)?`?[\w.-]*[A-Z0-9./][\w./#-]*")
+
+
+def _inside_quotes(text: str, start: int, end: int) -> bool:
+    """Does a quoted span hold ``text[start:end]`` (the words are quoted: "just now" as a UI string)?"""
+    if not any(q in text for q in '"“‘「『`\''):
+        return False
+    return any(m.start() < start and end < m.end() for m in _QUOTE_SPAN.finditer(text))
 
 
 def _word_follows(text: str, end: int) -> bool:
@@ -912,7 +932,15 @@ class SceneNameActivity(Rule):
         "try/catch blocks"), and a leading gerund used as a noun or a
         modifier, or a Chinese verb before a kind noun (``topic_heads``:
         "Handling of expired tokens", "Upgrading policy for dependencies",
-        排查流程).
+        排查流程), an acronym (FIX, the protocol) and an identifier
+        (``resolve.alias``).
+
+        Certainty: an activity is certain. A status or a date is certain
+        where a label carries it -- at the end, in brackets, before a
+        separator, or with a possessive ("today's login bug", 今天的报错);
+        right before a noun of the topic it most likely qualifies that noun,
+        a state or a day of the domain ("Pending invoices", 已完成订单归档,
+        今日推荐, "Monday settlement window"): uncertain, a warning.
 
     Why is this bad?
         A label is the scene's identity. "排查盖章失败并修复重试逻辑" stops
@@ -989,6 +1017,10 @@ class SceneNameActivity(Rule):
             "debug overlay", "debug tools", "debug tooling", "debug adapter", "debug configuration",
             "debug configurations", "try/catch", "try-catch", "try catch", "handle leak", "handle leaks",
             "调试日志", "调试模式", "调试输出", "调试面板", "调试信息", "调试开关", "调试工具",
+            # compound nouns that start with an activity word: a thing, not today's work
+            "moving average", "moving averages", "handling fee", "handling fees", "fix protocol", "fix engine",
+            "debug trait", "解决方案", "跟进记录", "尝试次数", "开始时间", "开始日期", "继续教育", "定位服务",
+            "定位权限", "定位精度", "定位信息", "修复脚本",
         ]
         #: Words that, right after a leading gerund, make it name a topic ("Handling of expired
         #: tokens", "Upgrading policy for dependencies", "Reviewing guidelines"): the gerund is then
@@ -997,7 +1029,7 @@ class SceneNameActivity(Rule):
             "of", "policy", "policies", "strategy", "strategies", "rule", "rules", "guideline", "guidelines",
             "convention", "conventions", "process", "flow", "workflow", "logic", "pipeline", "checklist",
             "standard", "standards", "schedule", "window", "semantics", "order", "behavior", "behaviour",
-            "流程", "规范", "手册", "策略", "原则", "清单", "指南", "方法论", "机制",
+            "流程", "规范", "手册", "策略", "原则", "清单", "指南", "方法论", "机制", "时限", "时效",
         ]
         chained_activities: list[str] = [
             "并修复", "并排查", "并调试", "并解决", "并处理", "并验证", "并上线", "并提交", "然后修复", "再修复",
@@ -1027,23 +1059,30 @@ class SceneNameActivity(Rule):
             return
         what = self._find(topic)
         if what:
-            kind, hit = what
+            kind, hit, sure = what
             yield Finding(f"the scene topic {topic!r} names {kind} ({hit!r}); name the stable topic instead "
-                          "(the module, feature or problem), not what is being done or when", path="/new_scene_name")
+                          "(the module, feature or problem), not what is being done or when", path="/new_scene_name",
+                          confidence=None if sure else "low")
 
-    def _find(self, topic: str) -> tuple[str, str] | None:
+    def _find(self, topic: str) -> tuple[str, str, bool] | None:
+        """What the topic names (kind, words) and whether that is certain."""
         lowered = topic.lower()  # once for every word list
         hit = option_matcher(self, "leading_activities").match(topic, lowered=lowered)
-        if hit and not option_matcher(self, "attributive_uses").match(topic, lowered=lowered) \
+        # An acronym (FIX, the protocol) or an identifier (resolve.alias, handle_event) is no verb.
+        if hit and not hit.isupper() and topic[len(hit):len(hit) + 1] not in (".", "_", "(") \
+                and not option_matcher(self, "attributive_uses").match(topic, lowered=lowered) \
                 and not self._names_a_topic(topic, lowered, len(hit)):
-            return "an activity", hit
-        for kind, option in (("an activity", "chained_activities"), ("a status", "statuses"), ("a date", "dates")):
-            hit = option_matcher(self, option).find(topic, lowered=lowered)
-            if hit:
-                return kind, hit
+            return "an activity", hit, True
+        span = option_matcher(self, "chained_activities").search(topic, lowered=lowered)
+        if span and not self._names_a_topic(topic, lowered, span[1]):
+            return "an activity", topic[span[0]:span[1]], True
+        for kind, option in (("a status", "statuses"), ("a date", "dates")):
+            span = option_matcher(self, option).search(topic, lowered=lowered)
+            if span:
+                return kind, topic[span[0]:span[1]], not _qualifies_a_noun(topic, span[1])
         m = _DATE.search(topic)
         if m:
-            return "a date", m.group(0)
+            return "a date", m.group(0), True
         return None
 
     def _names_a_topic(self, topic: str, lowered: str, end: int) -> bool:
@@ -1057,6 +1096,21 @@ class SceneNameActivity(Rule):
         else:
             return False
         return option_matcher(self, "topic_heads").match(word, lowered=word.lower()) is not None
+
+
+def _qualifies_a_noun(topic: str, end: int) -> bool:
+    """Does a word of the topic follow a status or date word directly ("Pending invoices", 已完成订单,
+    今日推荐, "Monday settlement window")? Then the word most likely qualifies that noun -- a state
+    or a day of the domain -- rather than dating the label, which is appended or bracketed
+    ("login timeout (done)", 登录超时已修复); such a finding is uncertain. A possessive or 的
+    ("today's login bug", 今天的报错) dates the label."""
+    rest = topic[end:]
+    if not rest or rest.startswith(("'s", "’s", "的")):
+        return False
+    first = rest[0]
+    if has_cjk(first):
+        return True
+    return first == " " and rest[1:2].isalnum()
 
 
 # --- L005 ----------------------------------------------------------------------------
