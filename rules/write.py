@@ -1155,8 +1155,11 @@ class ProposalAsDecision(Rule):
     def _user_took_it(self, proposer: Any, sources: list[Any], mine: dict[str, int], ctx: Any) -> bool:
         """Did the user accept or state it after ``proposer``? The user's final word wins.
 
-        A user message the memory cites counts as support unless it rejects;
-        any other later user message counts only when it accepts (确定 / ok /
+        A user message the memory cites counts as support unless it rejects
+        (or, as the reply right after the proposal, declines it: ``declines``),
+        or only asks about something else ("what's our current number?" takes
+        nothing up; "maybe just vercel?" leans the memory's way); any
+        other later user message counts only when it accepts (确定 / ok /
         go ahead), or states something the memory says; a rejection that
         touches the memory (or opens the reply) undoes what came before. A
         question or a new topic changes nothing.
@@ -1169,12 +1172,21 @@ class ProposalAsDecision(Rule):
             if f.role != "user":
                 continue
             about_it = overlap(mine, self._tokens_of(ctx.batch.messages[f.index], ctx)) >= self.options.min_user_overlap
-            if "rejects" in f.acts and (first or about_it or f.key in cited):
+            only_asks = "asks" in f.acts and not f.acts & {"accepts", "states"}
+            # The reply right after the proposal turns it down in W008's own words too ("nah, not needed").
+            declined = first and self._declines(ctx.batch.messages[f.index].content)
+            if ("rejects" in f.acts or declined) and (first or about_it or f.key in cited):
                 took = False
-            elif f.key in cited or "accepts" in f.acts or ("states" in f.acts and about_it):
+            elif (f.key in cited and (about_it or not only_asks)) or "accepts" in f.acts \
+                    or ("states" in f.acts and about_it):
                 took = True
             first = False
         return took
+
+    def _declines(self, reply: str) -> bool:
+        """Does the first sentence of a user's reply turn an offer down (``declines``: 不用了, "nah")?"""
+        first = _FIRST_SENTENCE.match(reply.strip().lower())
+        return self.declines is not None and first is not None and self.declines.search(first.group(0)) is not None
 
     def _records_a_refusal(self, content: str, proposer: Any, ctx: Any) -> bool:
         """Does the memory say no, and the user's first reply after ``proposer`` turn the offer down
@@ -1182,10 +1194,7 @@ class ProposalAsDecision(Rule):
         if self.declines is None or not content_facts(ctx, content).hits(self._refusals):
             return False
         reply = ctx.facts.user_answer_after(proposer)
-        if reply is None:
-            return False
-        first = _FIRST_SENTENCE.match(ctx.batch.messages[reply.index].content.strip().lower())
-        return first is not None and self.declines.search(first.group(0)) is not None
+        return reply is not None and self._declines(ctx.batch.messages[reply.index].content)
 
     def _settled_findings(self, record: dict[str, Any], content: str, marker: str, ctx: Any) -> Iterator[Finding]:
         sources = ctx.sources(record)
