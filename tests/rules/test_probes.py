@@ -1,8 +1,8 @@
-"""The reject-level rules on helper-written probes: words of their lists used without the fault.
+"""Rules that reject or drop on words, on helper-written probes: words of their lists used without the fault.
 
 Each probe (``tests/data/probes/``, README there) is a memory, a scene label or a small batch with a memory, judged
 by the helper who wrote it. A probe the writer judged clean must not get a certain finding (which rejects the
-answer); one judged faulty should. The ``.tune`` sets were fixed against, the ``.check`` sets measured once and not
+answer, or drops the memory for G001); one judged faulty should. The ``.tune`` sets were fixed against, the ``.check`` sets measured once and not
 tuned on. Counted with the rule alone, through the engine; the bounds are the counts measured when the sets were
 added (session 25): a change that adds a false alarm or loses a catch fails here, and one that does better
 tightens the bound.
@@ -27,9 +27,11 @@ BOUNDS = {
     ("L002-L004.check.jsonl", "L002"): (10, 13), ("L002-L004.check.jsonl", "L004"): (8, 12),
     ("W008.tune.jsonl", "W008"): (0, 10), ("W008.check.jsonl", "W008"): (1, 13),
     ("L001.tune.jsonl", "L001"): (0, 17), ("L001.check.jsonl", "L001"): (0, 18),
+    ("G001.tune.jsonl", "G001"): (4, 18), ("G001.check.jsonl", "G001"): (4, 17),
 }
 
-_FAULT = {"L002": "leans_on_conversation", "L004": "names_activity", "W008": "proposal_as_decision", "L001": "mismatch"}
+_FAULT = {"L002": "leans_on_conversation", "L004": "names_activity", "W008": "proposal_as_decision", "L001": "mismatch",
+          "G001": "change_log_only"}
 
 
 def _case(probe: dict) -> tuple[dict, object]:
@@ -49,7 +51,7 @@ def _certain(engine: Engine, rule: str, probe: dict) -> bool:
     ctx, output = _case(probe)
     report = engine.validate(json.dumps(output, ensure_ascii=False), ctx)
     where = "/new_scene_name" if rule == "L004" else "/memories/"
-    return any(v.code == rule and v.action == "reject" and where in v.path for v in report.violations)
+    return any(v.code == rule and v.action in ("reject", "drop") and where in v.path for v in report.violations)
 
 
 @pytest.mark.parametrize(("name", "rule"), sorted(BOUNDS))
