@@ -21,7 +21,7 @@ from memvet.rules import value_model
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "rules" / "value_model.json"
 #: Every feature name ``features()`` can produce (prefix patterns and plain names).
-FEATURE = re.compile(r"(?:type|md|cites):.+|src_(?:writes|reads|commit|tests|errors)|no_user_src|prio|len|digits"
+FEATURE = re.compile(r"(?:type|md|cites):.+|src_(?:writes|reads|commit|tests|errors)|no_user_src|no_user_in_batch|prio|len|digits"
                      r"|paths|backticks|nsrc")
 
 
