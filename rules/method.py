@@ -84,6 +84,9 @@ NORMATIVE = [
     # Russian (должен/нужно/нельзя/всегда)
     "должен", "должна", "должно", "должны", "нужно", "надо", "необходимо", "нельзя", "не нужно", "всегда",
     "никогда", "следует", "не следует", "обязательно", "запрещено", "избегать", "не использовать",
+    # Turkish words that stand alone (always, never, is required, mandatory); its "must" is a
+    # suffix (see _TURKISH_MODAL)
+    "her zaman", "asla", "gerekir", "zorunlu",
 ]
 
 #: Compounds that contain a normative character but are not normative
@@ -169,7 +172,7 @@ USER_POSITION = [
     "preferencja użytkownika", "użytkownik nie chce",
     "người dùng muốn", "người dùng yêu cầu", "người dùng thích", "người dùng quy định", "người dùng không muốn",
     "пользователь хочет", "пользователь требует", "пользователь предпочитает", "пользователь просит",
-    "пользователь не хочет",
+    "пользователь не хочет", "пользователь ожидает",
     # a refusal is a prohibition ("User does not want hover effects" = no hover effects)
     "用户不希望", "用户不想要", "用户不喜欢", "用户反对",
     "user does not want", "user doesn't want", "user never wants", "user dislikes", "user does not like",
@@ -287,9 +290,16 @@ def is_normative(text: str, norms: re.Pattern[str] | None, not_norms: re.Pattern
         return True
     if openers is not None and openers.search(text):
         return True
+    if _TURKISH_MODAL.search(masked):
+        return True
     return positions is not None and positions.search(text) is not None
 
 
+#: Turkish glues "must" onto the verb (yapılmalı, edilmeli, kullanmamalı: must be done, must be
+#: set, must not use), so no word of a list can hold it; technical Turkish mixes it with English
+#: words ("Lock release her zaman finally içinde yapılmalı"), too few Turkish ones for the
+#: unread-language guard. The back-vowel form needs its dotless ı, so "anomali" is no modal.
+_TURKISH_MODAL = re.compile(r"\w{2,}(?:malı|meli)(?:dır|dir)?\b")
 # 当…时 ("when …"): bounded, so it cannot backtrack across a long text.
 _WHEN_THEN = re.compile(both_scripts(r"[当當][^，。；;,.!?\n]{1,40}?[时時]"))  # traditional 當…時 too
 
@@ -302,7 +312,8 @@ class MethodNotNormative(_MethodRule):
 
         * a normative word (应/必须/禁止/不要/优先/需/当…时;
           should/must/never/don't/prefer/always; in an answer written in a
-          German user's language muss/darf/sollte/nie); words that merely
+          German user's language muss/darf/sollte/nie; Turkish "must",
+          a suffix: yapılmalı, edilmeli); words that merely
           contain a normative character (响应, 应用, 需求) do not count;
         * the imperative mood wherever a clause starts: after a sentence
           end, a colon, a semicolon or an arrow, after a leading
