@@ -43,7 +43,7 @@ from typing import Any, Iterable
 
 from memvet.rule import Finding, Rule, RuleOptions
 from memvet.needs import Needs
-from memvet.rules import _normform, _text, lexicon
+from memvet.rules import _latin, _normform, _text, lexicon
 from memvet.rules._hant import both_scripts
 
 METHOD, FACT = "work_method", "work_fact"
@@ -290,9 +290,27 @@ def is_normative(text: str, norms: re.Pattern[str] | None, not_norms: re.Pattern
         return True
     if openers is not None and openers.search(text):
         return True
-    if _TURKISH_MODAL.search(masked):
+    if _TURKISH_MODAL.search(masked) or _opens_with_infinitive(text):
         return True
     return positions is not None and positions.search(text) is not None
+
+
+def _opens_with_infinitive(text: str) -> bool:
+    """A clause opened by an infinitive, the imperative of written instructions in Russian, Polish,
+    Spanish and Portuguese ("No crear migraciones nuevas: modificar …", "Quando …, verificar se …",
+    "Если …, искать гонку …"). A Latin -ar/-er/-ir word is one only in a text whose function words
+    are Spanish or Portuguese: "User", "Docker" and "Helper" end the same way."""
+    if text.isascii():
+        if _ROMANCE_INFINITIVE.search(text) is None:
+            return False
+    elif _SLAVIC_INFINITIVE.search(text) is not None:
+        return True
+    elif _ROMANCE_INFINITIVE.search(text) is None:
+        return False
+    # Short rules hold few function words ("No crear migraciones nuevas: modificar …" has one):
+    # one Spanish or Portuguese word and no English one is enough here.
+    counts = _latin.count(text)
+    return counts.english == 0 and any(language in ("Spanish", "Portuguese") for language, _ in counts.others)
 
 
 #: Turkish glues "must" onto the verb (yapılmalı, edilmeli, kullanmamalı: must be done, must be
@@ -300,6 +318,17 @@ def is_normative(text: str, norms: re.Pattern[str] | None, not_norms: re.Pattern
 #: words ("Lock release her zaman finally içinde yapılmalı"), too few Turkish ones for the
 #: unread-language guard. The back-vowel form needs its dotless ı, so "anomali" is no modal.
 _TURKISH_MODAL = re.compile(r"\w{2,}(?:malı|meli)(?:dır|dir)?\b")
+
+#: Where a clause starts: the text or a sentence, after a colon or a semicolon, or after a leading
+#: "when / if …," clause (Cuando, Quando, Si, Se, Если, Когда, При, Gdy, Jeśli, Kiedy), then "not".
+_CLAUSE_START = (r"(?:^|[.;:!?]\s+|^(?:cuando|quando|si|se|если|когда|gdy|jeśli|jeżeli|kiedy)\b"
+                 r"[^.;:!?\n]{1,160}?,\s*)(?:no\s+|não\s+|nunca\s+|не\s+|nie\s+)?")
+#: Russian -ть/-ться/-чь (not -сть: скорость, часть, есть) and Polish -ać/-eć/-ić/-yć/-uć/-ąć
+#: (not -ść/-ęć: wartość, pamięć).
+_SLAVIC_INFINITIVE = re.compile(_CLAUSE_START + r"(?:[а-яё]{2,}(?:(?<!с)ть|ться|чь)|[a-ząćęłńóśźż]{2,}[aeiyuą]ć)\b",
+                                re.IGNORECASE | re.MULTILINE)
+_ROMANCE_INFINITIVE = re.compile(_CLAUSE_START + r"[a-záéíóúâêôãõç]{2,}(?:ar|er|ir)(?:se)?\b",
+                                 re.IGNORECASE | re.MULTILINE)
 # 当…时 ("when …"): bounded, so it cannot backtrack across a long text.
 _WHEN_THEN = re.compile(both_scripts(r"[当當][^，。；;,.!?\n]{1,40}?[时時]"))  # traditional 當…時 too
 
@@ -324,7 +353,12 @@ class MethodNotNormative(_MethodRule):
           so "Commit messages follow …" is a description. In Chinese a
           clause that opens with a verb (``zh_imperatives``: 使用/把/先/运行…,
           also after a leading "…时" clause) or a 先…再 procedure
-          (without 了, which narrates) is an imperative;
+          (without 了, which narrates) is an imperative; in Spanish,
+          Portuguese, Russian and Polish an infinitive that opens a clause
+          is the imperative of written instructions ("No crear …: modificar
+          …", "Quando …, verificar …", "Если …, искать …"; a Latin -ar/-er/-ir
+          word only in a text with Spanish or Portuguese function words and
+          no English ones);
         * a rule label: the content opens with a short noun phrase whose
           head is a norm noun, then a colon ("Markdown conventions: …",
           "Release workflow: …", "命名规范：…", "User preference: …"); a

@@ -192,9 +192,9 @@ class ValueModel(Rule):
         message names the signs that weighed most. Trained on 6,275 reviewed
         memories of real answers to 146 real sessions; cross-validated by
         session (``scripts/train_value_model.py --cv``), the defaults take
-        the junk memories caught from 1,130 to 1,441 of 2,611 and leave 2,518
-        instead of 2,548 of 2,963 good memories untouched (dropping at 0.9,
-        as before session 26: 1,301 and 2,540). In a batch that holds no user
+        the junk memories caught from 1,130 to 1,441 of 2,611 and leave 2,522
+        instead of 2,552 of 2,963 good memories untouched (dropping at 0.9,
+        as before session 26: 1,301 and 2,544). In a batch that holds no user
         message at all, the roles of the sources are left out: citing only
         the agent is a sign only where the user's words were there to cite.
 
