@@ -192,9 +192,9 @@ class ValueModel(Rule):
         message names the signs that weighed most. Trained on 6,381 reviewed
         memories of real answers to 148 real sessions; cross-validated by
         session (``scripts/train_value_model.py --cv``), the defaults take
-        the junk memories caught from 1,151 to 1,479 of 2,654 and leave 2,572
+        the junk memories caught from 1,157 to 1,477 of 2,654 and leave 2,570
         instead of 2,601 of 3,021 good memories untouched (dropping at 0.9,
-        as before session 26: 1,328 and 2,593). In a batch that holds no user
+        as before session 26: 1,332 and 2,593). In a batch that holds no user
         message at all, the roles of the sources are left out: citing only
         the agent is a sign only where the user's words were there to cite.
 
@@ -237,7 +237,7 @@ class ValueModel(Rule):
 
     class Options(RuleOptions):
         #: At or above this score the memory is dropped (a high-confidence finding). Cross-validated by session
-        #: (session 26, 148 sessions), the memories scored from 0.85 to 0.9 are 151 junk and 21 good ones; below
+        #: (session 26, 148 sessions), the memories scored from 0.85 to 0.9 are 145 junk and 23 good ones; below
         #: 0.85 each further good memory lost buys fewer than five junk ones (measured at 142 sessions).
         drop_at: float = Field(0.85, ge=0.0, le=1.0)
         #: From this score up to ``drop_at``: a low-confidence finding (warns; the judge is asked).

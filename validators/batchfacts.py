@@ -151,6 +151,10 @@ class FactsOptions(BaseModel):
         "i have replaced", "i have modified", "i have changed", "i have refactored", "i have moved",
         "i have renamed", "i have deleted", "i have rewritten", "i have written", "i have restored",
         "applied the fix", "applied the change", "applied the edit",
+        # Cursor's agent tells each step as it takes it ("Creating a reverse geocoding validation script …",
+        # then the file): its edits are not in the export, this is what is left of them (session 26)
+        "creating", "updating", "adding", "implementing", "fixing", "removing", "renaming", "refactoring",
+        "rewriting", "正在创建", "正在修改", "正在更新", "正在添加",
         "готово", "сделано", "создал", "обновил", "добавил", "исправил", "изменил", "удалил", "реализовано",  # Russian
         "he creado", "he actualizado", "he añadido", "he agregado", "he corregido", "he modificado",  # Spanish
         "he eliminado", "listo",

@@ -35,6 +35,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .batchfacts import FactsOptions
+from .options import expand_extends
 from .errors import ConfigError
 from .vocabulary import Action
 
@@ -142,6 +143,10 @@ def _field(loc: tuple[Any, ...]) -> str:
 def config_from_dict(data: dict[str, Any], *, source: str | None = None, prefix: str = "tool.memvet") -> Config:
     if not isinstance(data, dict):
         raise ConfigError("the memvet table must be a table", file=source, field=prefix)
+    if isinstance(data.get("facts"), dict):
+        # The batch facts' word lists extend like a rule's ([facts] extend_accept = ["passt"]).
+        facts_field = _field((prefix, "facts"))
+        data = {**data, "facts": expand_extends(FactsOptions, data["facts"], file=source, field=facts_field)}
     try:
         return Config.model_validate({**data, "source": source})
     except ValidationError as exc:

@@ -17,6 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .batchfacts import FactsOptions
 from .config import Config
 from .options import EXTEND, word_lists
 from .registry import Registry, build_registry
@@ -50,6 +51,12 @@ def config_schema(registry: Registry | None = None) -> dict[str, Any]:
     props = schema["properties"]
     for key in ("select", "ignore"):
         props[key]["items"] = {"type": "string", "pattern": PREFIX_PATTERN}
+    facts = schema.get("$defs", {}).get("FactsOptions")
+    if facts is not None:  # the batch facts' word lists extend like a rule's
+        for name in word_lists(FactsOptions):
+            facts["properties"][EXTEND + name] = {
+                "type": "array", "items": {"type": "string"},
+                "description": f"words added to the built-in `{name}` list (it is kept)"}
     codes = sorted(registry.rules)
     props["actions"]["propertyNames"] = {"anyOf": [{"enum": codes}, {"pattern": PLUGIN_CODE_PATTERN}]}
     props["actions"]["additionalProperties"] = {"enum": list(ACTIONS)}

@@ -95,6 +95,8 @@ def test_a_first_step_beside_a_change_for_now_is_temporary():
     ("已执行 git fetch --all 和 git reset --hard origin/main。请确认是否继续下一阶段？", "reports_done"),
     ("Сделано. Версия 0.2.0, CHANGELOG обновлён.", "reports_done"), ("He actualizado el README.", "reports_done"),
     ("Te sugiero usar SSE. ¿Quieres que lo cambie?", "proposes"), ("Je propose de passer à SSE.", "proposes"),
+    ("Creating a reverse geocoding validation script to verify coordinates.", "reports_done"),  # Cursor's agent
+    ("正在更新 README 中的安装说明。", "reports_done"),
 ])
 def test_assistant_message_acts(text, act):
     assert act in acts(f"assistant: {text}")[0]

@@ -139,3 +139,14 @@ def test_schema_and_models_agree(table):
         assert schema_ok == models_ok, table
     else:
         assert not models_ok
+
+
+def test_the_batch_facts_word_lists_extend_too():
+    # [facts] extend_done = [...] keeps the built-in words, like a rule's list (session 26)
+    from memvet.batchfacts import FactsOptions
+    config = config_from_dict({"facts": {"extend_accept": ["passt so"]}})
+    assert config.facts.accept == list(FactsOptions().accept) + ["passt so"]
+    VALIDATOR.validate({"facts": {"extend_accept": ["passt so"]}})
+    with pytest.raises(memvet.ConfigError) as err:
+        config_from_dict({"facts": {"extend_acept": ["x"]}})
+    assert err.value.field == "tool.memvet.facts.extend_acept" and "extend_accept" in str(err.value)
