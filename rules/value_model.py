@@ -189,12 +189,12 @@ class ValueModel(Rule):
         wrote or read files, committed, ran tests or printed errors). At ``drop_at`` or
         above it drops the memory; from ``warn_at`` it gives a low-confidence
         finding (a warning, and a question for the optional LLM judge). The
-        message names the signs that weighed most. Trained on 6,381 reviewed
-        memories of real answers to 148 real sessions; cross-validated by
+        message names the signs that weighed most. Trained on 6,508 reviewed
+        memories of real answers to 151 real sessions; cross-validated by
         session (``scripts/train_value_model.py --cv``), the defaults take
-        the junk memories caught from 1,157 to 1,477 of 2,654 and leave 2,570
-        instead of 2,601 of 3,021 good memories untouched (dropping at 0.9,
-        as before session 26: 1,332 and 2,593). In a batch that holds no user
+        the junk memories caught from 1,188 to 1,502 of 2,731 and leave 2,615
+        instead of 2,642 of 3,068 good memories untouched (dropping at 0.9,
+        as before session 26: 1,358 and 2,633). In a batch that holds no user
         message at all, the roles of the sources are left out: citing only
         the agent is a sign only where the user's words were there to cite.
 
@@ -237,7 +237,7 @@ class ValueModel(Rule):
 
     class Options(RuleOptions):
         #: At or above this score the memory is dropped (a high-confidence finding). Cross-validated by session
-        #: (session 26, 148 sessions), the memories scored from 0.85 to 0.9 are 145 junk and 23 good ones; below
+        #: (session 26, 151 sessions), the memories scored from 0.85 to 0.9 are 144 junk and 18 good ones; below
         #: 0.85 each further good memory lost buys fewer than five junk ones (measured at 142 sessions).
         drop_at: float = Field(0.85, ge=0.0, le=1.0)
         #: From this score up to ``drop_at``: a low-confidence finding (warns; the judge is asked).
