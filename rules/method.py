@@ -320,7 +320,7 @@ def _opens_with_infinitive(text: str) -> bool:
 _TURKISH_MODAL = re.compile(r"\w{2,}(?:malı|meli)(?:dır|dir)?\b")
 
 #: Where a clause starts: the text or a sentence, after a colon or a semicolon, or after a leading
-#: "when / if …," clause (Cuando, Quando, Si, Se, Если, Когда, При, Gdy, Jeśli, Kiedy), then "not".
+#: "when / if …," clause (Cuando, Quando, Si, Se, Если, Когда, Gdy, Jeśli, Jeżeli, Kiedy), then "not".
 _CLAUSE_START = (r"(?:^|[.;:!?]\s+|^(?:cuando|quando|si|se|если|когда|gdy|jeśli|jeżeli|kiedy)\b"
                  r"[^.;:!?\n]{1,160}?,\s*)(?:no\s+|não\s+|nunca\s+|не\s+|nie\s+)?")
 #: Russian -ть/-ться/-чь (not -сть: скорость, часть, есть) and Polish -ać/-eć/-ić/-yć/-uć/-ąć

@@ -71,9 +71,8 @@ def shape_features(memory: dict[str, Any], sources: list[Any], has_user: bool = 
 
     ``has_user``: whether the batch holds a user message at all. Who a memory cites is a sign only
     when the user's words were there to cite: in a batch of agent messages alone, citing only the
-    agent says nothing of the memory. The model has not seen such batches (every labelled batch
-    has them but two, 20 memories, 12 of them good), so such a batch gets a feature of its own
-    instead of the roles.
+    agent says nothing of the memory. Few labelled batches are like that (two, with 20 memories,
+    12 of them good), so such a batch gets a feature of its own instead of the roles.
     """
     f: dict[str, float] = {}
     content = memory.get("content")
