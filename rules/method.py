@@ -300,12 +300,9 @@ def _opens_with_infinitive(text: str) -> bool:
     Spanish and Portuguese ("No crear migraciones nuevas: modificar …", "Quando …, verificar se …",
     "Если …, искать гонку …"). A Latin -ar/-er/-ir word is one only in a text whose function words
     are Spanish or Portuguese: "User", "Docker" and "Helper" end the same way."""
-    if text.isascii():
-        if _ROMANCE_INFINITIVE.search(text) is None:
-            return False
-    elif _SLAVIC_INFINITIVE.search(text) is not None:
-        return True
-    elif _ROMANCE_INFINITIVE.search(text) is None:
+    if not text.isascii() and _SLAVIC_INFINITIVE.search(text) is not None:
+        return True  # (Cyrillic and Polish ć are never ASCII: an ASCII text skips that search)
+    if _ROMANCE_INFINITIVE.search(text) is None:
         return False
     # Short rules hold few function words ("No crear migraciones nuevas: modificar …" has one):
     # one Spanish or Portuguese word and no English one is enough here.

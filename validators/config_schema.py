@@ -31,13 +31,17 @@ PREFIX_PATTERN = "^(ALL|[A-Z]{1,4}[0-9]{0,3})$"
 PLUGIN_CODE_PATTERN = "^[A-Z]{2,4}[0-9]{3}$"
 
 
+def _add_extends(props: dict[str, Any], options: Any) -> None:
+    """An ``extend_<list>`` property beside each word list of ``options`` (a pydantic model class)."""
+    for name in word_lists(options):
+        props[EXTEND + name] = {"type": "array", "items": {"type": "string"},
+                                "description": f"words added to the built-in `{name}` list (it is kept)"}
+
+
 def _rule_options(cls: Any) -> dict[str, Any]:
     schema = cls.Options.model_json_schema()
     schema.pop("title", None)
-    props = schema.setdefault("properties", {})
-    for name in word_lists(cls.Options):
-        props[EXTEND + name] = {"type": "array", "items": {"type": "string"},
-                                "description": f"words added to the built-in `{name}` list (it is kept)"}
+    _add_extends(schema.setdefault("properties", {}), cls.Options)
     schema["additionalProperties"] = False
     schema["description"] = f"{cls.code} {cls.name}: {cls.summary().replace('``', '`')}"
     return schema
@@ -53,10 +57,7 @@ def config_schema(registry: Registry | None = None) -> dict[str, Any]:
         props[key]["items"] = {"type": "string", "pattern": PREFIX_PATTERN}
     facts = schema.get("$defs", {}).get("FactsOptions")
     if facts is not None:  # the batch facts' word lists extend like a rule's
-        for name in word_lists(FactsOptions):
-            facts["properties"][EXTEND + name] = {
-                "type": "array", "items": {"type": "string"},
-                "description": f"words added to the built-in `{name}` list (it is kept)"}
+        _add_extends(facts["properties"], FactsOptions)
     codes = sorted(registry.rules)
     props["actions"]["propertyNames"] = {"anyOf": [{"enum": codes}, {"pattern": PLUGIN_CODE_PATTERN}]}
     props["actions"]["additionalProperties"] = {"enum": list(ACTIONS)}
