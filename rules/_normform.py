@@ -31,8 +31,9 @@ from memvet.rules import lexicon
 from memvet.rules._hant import both_scripts
 
 #: Where a clause starts: the text start, or after a sentence end, a colon, a
-#: semicolon, a dash or an arrow (steps of a sequence: "bump → tag → push").
-_CLAUSE_START = r"(?:^|(?<=[.;:!?。；：！？\n—–→])\s*|(?<=->)\s*|(?<=\s[-–—])\s*)"
+#: semicolon, a dash or an arrow (steps of a sequence: "bump → tag → push"). Line breaks after it
+#: are crossed by starting after the last one (see memvet.rules._text._SENTENCE_START: linear).
+_CLAUSE_START = r"(?:^|(?<=[.;:!?。；：！？\n—–→])[^\S\n]*|(?<=->)[^\S\n]*|(?<=\s[-–—])[^\S\n]*)"
 #: A leading condition or purpose before the main clause: "When selectors find nothing, read …",
 #: "To fix formatting failures, run Prettier from src-ui". A dot inside a word (".NET", "v1.2") does
 #: not end it. A

@@ -122,7 +122,7 @@ def user_support(ctx: Any, memory: dict[str, Any], content: str) -> float:
 
 #: Lines a user pasted rather than wrote: fenced blocks, indented lines, lines that end like code
 #: (``;`` ``{`` ``}``), property or log lines ("border: 16px solid;", "Traceback ...").
-_FENCED = re.compile(r"(?ms)^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)")
+_FENCED = re.compile(r"(?ms)^[ \t]*(`{3,}+|~{3,}+)[^\n]*+\n.*?(?:^[ \t]*\1[ \t]*$|\Z)")
 _PASTED_LINE = re.compile(r"(?m)^(?:[ \t]+\S.*|.*[;{}]\s*|\s*<[^>]+>.*|.*\b(?:Traceback|Error|at [\w.$]+\().*)$")
 
 

@@ -545,7 +545,10 @@ def visible_len(text: str) -> int:
     return len(text) - sum(text.count(c) for c in " \t\r\n")
 
 
-_SENTENCE_START = r"(?:^|(?<=[.;:!?。；：！？\n])\s*)"
+#: Whitespace after the end may hold line breaks; the match then starts after the last one. (A
+#: start after any newline that may cross further newlines rescans a run of blank lines from each
+#: of them: quadratic.)
+_SENTENCE_START = r"(?:^|(?<=[.;:!?。；：！？\n])[^\S\n]*)"
 
 
 @lru_cache(maxsize=256)

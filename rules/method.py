@@ -314,7 +314,9 @@ def _opens_with_infinitive(text: str) -> bool:
 #: set, must not use), so no word of a list can hold it; technical Turkish mixes it with English
 #: words ("Lock release her zaman finally içinde yapılmalı"), too few Turkish ones for the
 #: unread-language guard. The back-vowel form needs its dotless ı, so "anomali" is no modal.
-_TURKISH_MODAL = re.compile(r"\w{2,}(?:malı|meli)(?:dır|dir)?\b")
+#: Two word characters, not ``\w{2,}``: an unanchored repeat would rescan a long word from each of
+#: its letters (quadratic); the question is only whether such a word ends the suffix.
+_TURKISH_MODAL = re.compile(r"\w\w(?:malı|meli)(?:dır|dir)?\b")
 
 #: Where a clause starts: the text or a sentence, after a colon or a semicolon, or after a leading
 #: "when / if …," clause (Cuando, Quando, Si, Se, Если, Когда, Gdy, Jeśli, Jeżeli, Kiedy), then "not".

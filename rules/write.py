@@ -927,7 +927,7 @@ def _negation_pattern(words: tuple[str, ...]) -> re.Pattern[str] | None:
 
 # Fenced blocks are code the assistant shows, not its prose: a "we could" in a
 # code comment proposes nothing.
-_FENCED = re.compile(r"(?ms)^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)")
+_FENCED = re.compile(r"(?ms)^[ \t]*(`{3,}+|~{3,}+)[^\n]*+\n.*?(?:^[ \t]*\1[ \t]*$|\Z)")
 
 
 def _prose(text: str) -> str:

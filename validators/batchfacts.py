@@ -324,9 +324,12 @@ _TOOL_HEADER = re.compile(r"\s*Tool use: \*\*([\w.-]+)\*\*")
 _TOOL_COMMAND = re.compile(r"(?m)\A[^\n]*?`([^`\n]+)`|^\s*-?\s*command:\s*`([^`\n]+)`"
                            r"|^`([^`\n]+)`\s*$|^```(?:bash|sh|shell|powershell|pwsh|console|zsh|cmd)?\n((?s:.*?))(?:\n```|\Z)")
 #: Separators of a shell command line: each part is one command ("cd x && git commit -m …").
-_COMMAND_PARTS = re.compile(r"\s*(?:&&|\|\||;)\s*")
-# Shell prompts, SpecStory "Run command:", aider's "Running git commit -m ..." status line.
-_COMMAND = re.compile(r"(?im)(?:run command:|^\s*\$\s+|^\s*>\s*\$?\s*(?=\w+\s)|^running\s+(?=\S+\s))(.+)$")
+#: ((?<!\s): a search from inside a long run of spaces would rescan the rest of it: quadratic.)
+_COMMAND_PARTS = re.compile(r"(?<!\s)\s*(?:&&|\|\||;)\s*")
+# Shell prompts, SpecStory "Run command:", aider's "Running git commit -m ..." status line. The
+# indent before a prompt stays on its line: from every line start of a run of blank lines, a
+# "^\s*" would rescan the rest of the run (quadratic).
+_COMMAND = re.compile(r"(?im)(?:run command:|^[^\S\n]*\$\s+|^[^\S\n]*>\s*\$?\s*(?=\w+\s)|^running\s+(?=\S+\s))(.+)$")
 #: A command that changes the repository or its files: running it is a write.
 _WRITING_COMMAND = re.compile(r"^(?:sudo\s+)?(?:git\s+(?:commit|push|mv|rm|merge|rebase|revert|tag|apply|am|"
                               r"cherry-pick|reset)|mv|rm|cp|mkdir|touch|sed\s+-i|npm\s+(?:install|uninstall|version)|"
@@ -342,9 +345,12 @@ _ERROR_LINE = re.compile(both_scripts(r"(?im)^.*(?:\b\w*(?:error|exception)\b|\b
 _SPACES = re.compile(r"\s+")
 _TEST_RESULT = re.compile(
     both_scripts(r"(?i)\b\d+\s+(?:passed|failed|passing|failing|tests?|skipped|errors?)\b|\btests?:\s*\d+|(?:通过|失败)\s*\d+|"
-    r"\d+\s*(?:个)?(?:测试)?(?:通过|失败)"))
+    # (?<!\d): a search from inside a run of digits would rescan the rest of the run (quadratic)
+    r"(?<!\d)\d+\s*(?:个)?(?:测试)?(?:通过|失败)"))
 # A fenced block; a message cut short may leave the last one open (it runs to the end).
-_FENCE = re.compile(r"(?ms)^[ \t]*(`{3,}|~{3,})([^\n]*)\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)")
+# Possessive runs: an opening line with no line break after it would otherwise be retried with
+# every shorter fence (quadratic in a long line of backticks); giving back never finds a \n.
+_FENCE = re.compile(r"(?ms)^[ \t]*(`{3,}+|~{3,}+)([^\n]*+)\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)")
 #: A fence info string that names the file the block is for: "css:app/static/style.css"
 #: (Cursor / Copilot chat), "python path=src/x.py", "src/x.py" alone.
 _INFO_PATH = re.compile(r"^\s*(?:[\w+#.-]+[: ](?:\s*(?:path|file)=)?|(?:path|file)=)?\s*(\S+)\s*$")
