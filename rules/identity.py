@@ -480,14 +480,17 @@ class SourceOutsideScene(Rule):
 
     def check(self, memory: dict[str, Any], ctx: Any) -> Iterable[Finding]:
         in_scene = ctx.scene["message_ids"]
+        sources = ctx.original["source_message_ids"]
+        if len(sources) > 4:  # a scan of the scene's list per source is quadratic when both are long
+            in_scene = set(in_scene)
         # A plain loop: one or two sources, cheaper than all(map(...)).
-        for mid in ctx.original["source_message_ids"]:
+        for mid in sources:
             if mid not in in_scene:
                 return self._findings(ctx, in_scene)
         return ()  # the common case: every source is in the scene's range
 
     @staticmethod
-    def _findings(ctx: Any, in_scene: list[str]) -> Iterator[Finding]:
+    def _findings(ctx: Any, in_scene: list[str] | set[str]) -> Iterator[Finding]:
         new_by_id = ctx.batch.new_by_id
         for k, mid in enumerate(ctx.original["source_message_ids"]):
             if mid in new_by_id and mid not in in_scene:

@@ -4,7 +4,7 @@ A test that asserts "10x the input, about 10x the work" on these counts
 gives the same answer on an idle laptop and a loaded CI box (issue: no
 assertion on wall-clock time anywhere). What it cannot see is work inside
 one C call -- a regex that backtracks, a ``str`` method -- so the
-instruction counts of valgrind (``tests/rules/test_regex_linear.py``,
+instruction counts of valgrind (``tests/engine/test_linear_instructions.py``,
 ``benchmarks/instructions.py``) remain the measure of those; here, a rule
 that rescans a text from Python, once per position, per sentence or per
 word, shows up as lines and calls.

@@ -403,7 +403,7 @@ def test_rules_are_linear_on_long_runs(pattern):
 def _assert_linear(engine: Engine, pattern: str, half: str, full: str) -> None:
     """Linear work doubles from 50 to 100 KB; quadratic work quadruples. Work is counted
     (tests/workcount.py): the same figures on a loaded machine; work inside one regex
-    call is counted by valgrind in test_regex_linear.py, not here."""
+    call is counted by valgrind in tests/engine/test_linear_instructions.py, not here."""
     w_half, w_full = _work(engine, half), _work(engine, full)
     assert w_full <= 2.5 * w_half + 1_000, f"{pattern}: 50 KB {w_half} events, 100 KB {w_full}"
 
