@@ -113,11 +113,11 @@ def _instructions(child: str, *args: str) -> int:
 def _assert_linear(child: str, small: int, *args: str) -> None:
     assert shutil.which("valgrind"), "valgrind is missing: run scripts/install-test-deps.sh"
     setup = _instructions(child, "0", *args)
-    work_small = _instructions(child, str(small), *args) - setup
-    work_large = _instructions(child, str(2 * small), *args) - setup
+    small_run, large_run = _instructions(child, str(small), *args), _instructions(child, str(2 * small), *args)
+    work_small, work_large = small_run - setup, large_run - setup
     assert work_large <= LINEAR * work_small, (
         f"size {small}: {work_small:,} instructions; {2 * small}: {work_large:,} "
-        f"({work_large / work_small:.2f}x; linear is 2x)")
+        f"({work_large / work_small:.2f}x; linear is 2x; runs: setup {setup:,}, {small_run:,}, {large_run:,})")
 
 
 @pytest.mark.slow
