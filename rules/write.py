@@ -1218,8 +1218,13 @@ class ProposalAsDecision(Rule):
         # ("已按你的需求完成修改…需要我再…吗") may be cited for the report, which the memory then
         # states rather than the offer. Words alone do not settle either: the finding only warns.
         other_taken = any(m is not proposer and self._user_took_it(m, sources, mine, ctx) for m, _, _ in proposing)
-        uncertain = other_taken or self._records_a_refusal(content, proposer, ctx) or (
-            share < self.options.min_share and "reports_done" in facts.of(proposer).acts)
+        # Little of the memory is the proposing paragraph's (under ``min_share``) and the message also
+        # reports work done, or a user message is among the sources: the memory may state the report,
+        # or what the user said or asked for ("is this all nixos?" before "Would you like me to …?"),
+        # not the offer. Session 27: one such task, labelled good, was rejected; no labelled junk is.
+        written_elsewhere = share < self.options.min_share and (
+            "reports_done" in facts.of(proposer).acts or any(m.role == "user" for m in sources))
+        uncertain = other_taken or self._records_a_refusal(content, proposer, ctx) or written_elsewhere
         yield Finding(f"written as settled ({marker!r}) but the sources only show an assistant proposal "
                       f"({proposal!r}) that no user message answered; record it as open "
                       "(正在评估…/待确认, 'under evaluation')", path="/content",
