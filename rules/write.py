@@ -1219,11 +1219,13 @@ class ProposalAsDecision(Rule):
         # states rather than the offer. Words alone do not settle either: the finding only warns.
         other_taken = any(m is not proposer and self._user_took_it(m, sources, mine, ctx) for m, _, _ in proposing)
         # Little of the memory is the proposing paragraph's (under ``min_share``) and the message also
-        # reports work done, or a user message is among the sources: the memory may state the report,
-        # or what the user said or asked for ("is this all nixos?" before "Would you like me to …?"),
-        # not the offer. Session 27: one such task, labelled good, was rejected; no labelled junk is.
+        # reports work done, or a cited user message came before the proposal: the memory may state the
+        # report, or what the user asked for ("is this all nixos?" before "Would you like me to …?"),
+        # not the offer. (A user message after it that does not take it up leaves the finding certain.)
+        # Session 27: one such task, labelled good, was rejected; no labelled junk or probe is like it.
         written_elsewhere = share < self.options.min_share and (
-            "reports_done" in facts.of(proposer).acts or any(m.role == "user" for m in sources))
+            "reports_done" in facts.of(proposer).acts
+            or any(m.role == "user" and facts.of(m).index < index for m in sources))
         uncertain = other_taken or self._records_a_refusal(content, proposer, ctx) or written_elsewhere
         yield Finding(f"written as settled ({marker!r}) but the sources only show an assistant proposal "
                       f"({proposal!r}) that no user message answered; record it as open "
