@@ -69,18 +69,21 @@ def available() -> bool:
     return shutil.which("valgrind") is not None
 
 
-def _count(name: str, fault_rate: float, answers: int, repeat: int) -> int:
-    child = _CHILD.format(root=str(ROOT))
-    out = subprocess.run(
-        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-         sys.executable, "-c", child, name, str(fault_rate), str(answers), str(repeat)],
-        capture_output=True, text=True, timeout=1800,
-        # A fixed hash seed: the same set and dict layouts in both runs, so the setup cancels out.
-        env={**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "PYTHONHASHSEED": "0"})
+def cachegrind_refs(argv: list[str], env: dict[str, str], timeout: float = 1800) -> int:
+    """Instructions executed by ``argv`` under ``valgrind --tool=cachegrind`` (its "I refs")."""
+    out = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+                          *argv], capture_output=True, text=True, timeout=timeout, env=env)
     found = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
     if out.returncode != 0 or found is None:
-        raise RuntimeError(f"valgrind run of {name} failed: {out.stderr[-400:]}")
+        raise RuntimeError(f"valgrind run of {argv[:2]} failed: {out.stderr[-2000:]}")
     return int(found.group(1).replace(",", ""))
+
+
+def _count(name: str, fault_rate: float, answers: int, repeat: int) -> int:
+    child = _CHILD.format(root=str(ROOT))
+    # A fixed hash seed: the same set and dict layouts in both runs, so the setup cancels out.
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "PYTHONHASHSEED": "0"}
+    return cachegrind_refs([sys.executable, "-c", child, name, str(fault_rate), str(answers), str(repeat)], env)
 
 
 def _warm_bytecode(name: str, fault_rate: float, answers: int) -> None:

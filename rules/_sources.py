@@ -122,7 +122,6 @@ def user_support(ctx: Any, memory: dict[str, Any], content: str) -> float:
 
 #: Lines a user pasted rather than wrote: fenced blocks, indented lines, lines that end like code
 #: (``;`` ``{`` ``}``), property or log lines ("border: 16px solid;", "Traceback ...").
-_FENCED = re.compile(r"(?ms)^[ \t]*(`{3,}+|~{3,}+)[^\n]*+\n.*?(?:^[ \t]*\1[ \t]*$|\Z)")
 _PASTED_LINE = re.compile(r"(?m)^(?:[ \t]+\S.*|.*[;{}]\s*|\s*<[^>]+>.*|.*\b(?:Traceback|Error|at [\w.$]+\().*)$")
 
 
@@ -136,7 +135,7 @@ def told_by_users(ctx: Any, memory: dict[str, Any], content: str) -> float:
 def user_prose(text: str) -> str:
     """What a user WROTE in a message: its text without the code, markup and logs it pasted."""
     if "```" in text or "~~~" in text:
-        text = _FENCED.sub("\n", text)
+        text = _text.FENCED_BLOCK.sub("\n", text)
     return _PASTED_LINE.sub("", text)
 
 

@@ -38,6 +38,7 @@ from pydantic import Field
 
 from memvet.batchfacts import is_rule_step  # 必须先不…: a step of a rule, read the same in messages
 from memvet.placement import task_fields
+from memvet.rules import _text
 from memvet.rules._hant import both_scripts
 from memvet.rules._scripts import CJK_CHARS, WORD_LETTERS
 from memvet.vocabulary import KINDS, LONG_TERM_KINDS
@@ -925,13 +926,10 @@ def _negation_pattern(words: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile("|".join(parts), re.IGNORECASE) if parts else None
 
 
-# Fenced blocks are code the assistant shows, not its prose: a "we could" in a
-# code comment proposes nothing.
-_FENCED = re.compile(r"(?ms)^[ \t]*(`{3,}+|~{3,}+)[^\n]*+\n.*?(?:^[ \t]*\1[ \t]*$|\Z)")
-
-
 def _prose(text: str) -> str:
-    return _FENCED.sub(" ", text) if ("```" in text or "~~~" in text) else text
+    # Fenced blocks are code the assistant shows, not its prose: a "we could" in a
+    # code comment proposes nothing.
+    return _text.FENCED_BLOCK.sub(" ", text) if ("```" in text or "~~~" in text) else text
 
 
 # Blocks: paragraphs, and each heading line on its own (a long reply is often

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from benchmarks.instructions import cachegrind_refs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -110,11 +111,7 @@ def _instructions(child: str, *args: str, pycache: Path) -> int:
            "PYTHONPYCACHEPREFIX": str(pycache)}
     code = child.format(root=str(ROOT))
     subprocess.run([sys.executable, "-c", code, *args], check=True, env=env, timeout=600)
-    out = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-                          sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, timeout=1200)
-    found = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
-    assert out.returncode == 0 and found, out.stderr[-2000:]
-    return int(found.group(1).replace(",", ""))
+    return cachegrind_refs([sys.executable, "-c", code, *args], env, timeout=1200)
 
 
 def _assert_linear(child: str, small: int, *args: str, pycache: Path) -> None:
