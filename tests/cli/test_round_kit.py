@@ -89,3 +89,37 @@ def test_the_specstory_converter_reads_cursors_own_export(tmp_path):
     assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
     assert messages[2]["content"] == "No, keep the data in SQLite."
     assert "**Cursor**-style notes" in messages[1]["content"] and "print('x')\n---" in messages[1]["content"]
+
+
+def test_label_dir_of_one_session_holds_no_other(round_dir: Path):
+    """``--session``: a labeller sees its own session only, even when the round holds more."""
+    other = "kiroview-discord-presence"
+    shutil.copytree(CHECK / "transcripts" / other, round_dir / "transcripts" / other)
+    shutil.copytree(CHECK / "answers" / other, round_dir / "answers" / other)
+    out = _kit().label_dir(round_dir / "transcripts", round_dir / "answers", round_dir / "label", session=SESSION)
+    assert sorted(p.name for p in (out / "batches").iterdir()) == [SESSION]
+    assert sorted(p.name for p in (out / "answers").iterdir()) == [SESSION]
+    with pytest.raises(SystemExit, match="no session 'nope'"):
+        _kit().label_dir(round_dir / "transcripts", round_dir / "answers", round_dir / "other", session="nope")
+
+
+def test_avoid_list_names_every_repository_used_or_left_out(tmp_path: Path):
+    data, shared = tmp_path / "data", tmp_path / "shared"
+    (data / "check" / "tools" / "specs").mkdir(parents=True)
+    (shared / "corpus" / "real").mkdir(parents=True)
+    (data / "check" / "README.md").write_text(
+        "| `a/` | acme/Widget-Shop | `tests/x.md` |\n- CSCI-435-SE/excalidraw (a class repo): no licence.\n"
+        "See https://github.com/Some-One/tool.js/blob/main/LICENSE. Scored 10/12, kept in tests/data.\n",
+        encoding="utf-8")
+    (shared / "corpus" / "real" / "README.md").write_text("From 0xf1e/health-analyzer-poc.\n", encoding="utf-8")
+    (data / "check" / "tools" / "specs" / "a.json").write_text(json.dumps({"repo": "renamed/Spec-Only"}),
+                                                                encoding="utf-8")
+    names = _kit().avoid_list(data, shared)
+    assert names == ["0xf1e/health-analyzer-poc", "acme/Widget-Shop", "CSCI-435-SE/excalidraw", "renamed/Spec-Only",
+                     "Some-One/tool.js"]
+
+
+def test_avoid_list_of_this_checkout_holds_every_spec_repository():
+    specs = [json.loads(p.read_text(encoding="utf-8"))["repo"] for p in (ROOT / "tests" / "data").glob("*/tools/specs/*.json")]
+    names = {n.lower() for n in _kit().avoid_list()}
+    assert specs and {s.lower() for s in specs} <= names
