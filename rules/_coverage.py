@@ -25,6 +25,8 @@ language's words are added to its lists and the language to
 'Korean'
 >>> unread_language("Servis katmanları Prisma client'ı doğrudan kullanmamalı; erişim repository sınıflarında toplanmalı.")
 'Turkish'
+>>> unread_language("Не запускай бота після кожної задачі: чекай, поки користувач сам його перевірить.")
+'Ukrainian'
 >>> unread_language("Run migrations before the deploy, because the new code reads the new columns.") is None
 True
 >>> unread_language("部署前必须先跑迁移，因为新代码读新列。") is None
@@ -66,9 +68,58 @@ _TURKISH_LETTER = re.compile("[ıİğĞşŞ]")
 def _turkish_words(prose: str) -> int:
     """How many words of ``prose`` carry a letter only Turkish writes (linear: a regex that looked
     for the letter inside a word would backtrack over every long run of letters)."""
-    if _TURKISH_LETTER.search(prose) is None:
+    return _words_with(_TURKISH_LETTER, prose)
+
+
+def _words_with(letters: re.Pattern[str], prose: str) -> int:
+    """How many words of ``prose`` hold one of ``letters`` (no pass over the words when none does)."""
+    if letters.search(prose) is None:
         return 0
-    return sum(1 for word in letter_words(prose) if _TURKISH_LETTER.search(word))
+    return sum(1 for word in letter_words(prose) if letters.search(word))
+
+
+#: Cyrillic languages the lists do not read, by letters Russian never writes. Russian is read
+#: (its words are in the lists); Ukrainian shares its script but not its function words: "треба",
+#: "слід", "не варто", "повинен" are its "must" and "should", none of which a Russian list holds
+#: (session 28: M001 downgraded seven of a Ukrainian session's nine well-formed methods).
+_CYRILLIC_LETTERS = {
+    "Ukrainian": re.compile("[іїєґІЇЄҐ]"),
+    "Serbian": re.compile("[ђјљњћџЂЈЉЊЋЏѓќѕЃЌЅ]"),
+    "Kazakh": re.compile("[әғқңөұүһӘҒҚҢӨҰҮҺ]"),
+}
+#: Letters only Russian writes among these (ы, э, ъ, ё).
+_RUSSIAN_LETTER = re.compile("[ыэъёЫЭЪЁ]")
+#: Function words one of the two writes and the other does not, spelt without those letters (many
+#: Ukrainian words have none: "Бот не повинен спамити при запуску.").
+_UKRAINIAN_WORDS = frozenset(
+    "що це як та або треба щоб також коли якщо потрібно повинен повинна повинні має мають з й ще вже "
+    "який яка яке його цей ця від можна бо тобто наприклад дуже зараз слід варто завжди".split())
+_RUSSIAN_WORDS = frozenset(
+    "что это как или если чтобы нужно надо также когда есть с и который которая которые его их уже "
+    "ещё только можно нельзя всегда никогда следует должен должна должны потому чем".split())
+_CYRILLIC = re.compile("[\u0400-\u04ff]")
+#: In a short text, this share of its Cyrillic words is enough evidence (a one-line rule holds one
+#: or two such words); a longer one needs ``_MIN_FUNCTION_WORDS``.
+_CYRILLIC_SHARE = 6
+
+
+def _cyrillic_language(prose: str) -> str | None:
+    """The unread Cyrillic language of ``prose``, from its letters (Ukrainian і, ї, є, ґ; Serbian ђ,
+    ј, љ; Kazakh ә, қ, ө) and, for Ukrainian, its function words: the evidence must outweigh
+    Russian's (ы, э, ъ, ё; что, это, если) and be three words or a sixth of the Cyrillic words (a
+    Russian text naming "Київ" holds one such word among many)."""
+    if _CYRILLIC.search(prose) is None:
+        return None
+    words = [w for w in letter_words(prose) if _CYRILLIC.search(w)]
+    lower = [w.lower() for w in words]
+    russian = sum(1 for w, low in zip(words, lower) if _RUSSIAN_LETTER.search(w) or low in _RUSSIAN_WORDS)
+    for language, letters in _CYRILLIC_LETTERS.items():
+        found = sum(1 for w, low in zip(words, lower)
+                    if letters.search(w) or (language == "Ukrainian" and low in _UKRAINIAN_WORDS))
+        if found > russian and (found >= _MIN_FUNCTION_WORDS or found * _CYRILLIC_SHARE >= len(words)):
+            return language
+    return None
+
 
 #: A Latin-script text is judged by its function words (:mod:`memvet.rules._latin`) only when it
 #: holds this many of one language, with this many times the other side's.
@@ -108,7 +159,9 @@ def unread_language(text: str) -> str | None:
     """The language ``text``'s prose is written in when no word list reads it, else None.
 
     Decided only on clear evidence: letters of an unread script outnumber the read ones, three
-    words carry a letter only Turkish writes (ı, ğ, ş), or the function words of an unread
+    words carry a letter only Turkish writes (ı, ğ, ş), words with a Cyrillic letter Russian never
+    writes (Ukrainian і, ї, є, ґ; Serbian ђ, ј, љ; Kazakh ә, қ, ө) are three or a sixth of the
+    Cyrillic words and outnumber those with one only Russian writes (ы, э, ъ, ё), or the function words of an unread
     Latin-script language (French, German, Italian, Dutch) outweigh the English ones. Code, inline
     code and URLs are left out first.
     """
@@ -121,6 +174,9 @@ def unread_language(text: str) -> str | None:
             return script
         if _turkish_words(prose) >= _MIN_FUNCTION_WORDS:
             return "Turkish"
+        cyrillic = _cyrillic_language(prose)
+        if cyrillic is not None:
+            return cyrillic
     if _latin.other_words_at_most(prose) < _MIN_FUNCTION_WORDS:
         return None
     found = _latin.verdict(_latin.count(prose), min_words=_MIN_FUNCTION_WORDS, ratio=_RATIO)

@@ -91,6 +91,13 @@ def test_low_confidence_keep_and_a_configured_action_apply_the_action():
     ("Servis katmanları Prisma client'ı doğrudan kullanmamalı; erişim repository sınıflarında toplanmalı.",
      "Turkish"),
     ("Log disimpan di folder logs dan dihapus setelah satu minggu karena disknya kecil.", "Indonesian"),
+    # Cyrillic languages Russian's lists do not read: by their own letters (і, ї, є; ј, љ) and, for
+    # Ukrainian, its function words (повинен, треба, або), which many of its sentences hold alone
+    ("Логи пишуться в теку logs і зберігаються тиждень, бо диск малий.", "Ukrainian"),
+    ("Бот не повинен спамити при запуску.", "Ukrainian"),
+    ("Telegram надсилає фото з типом application/octet-stream, тому треба визначати тип за розширенням.",
+     "Ukrainian"),
+    ("Евиденција се чува у фасцикли logs једну недељу.", "Serbian"),
     ("로그는 logs 폴더에 저장되고 일주일 동안 보관된다.", "Korean"),
     ("יומני הרישום נשמרים בתיקייה logs למשך שבוע.", "Hebrew"),
     ("تُحفظ السجلات في مجلد logs لمدة أسبوع.", "Arabic"),
@@ -105,6 +112,10 @@ def test_unread_languages(text, language):
     "日志写在 logs 目录，保留一周，因为磁盘很小。",
     "ログは logs フォルダに一週間保存される。",
     "Логи пишутся в папку logs и хранятся неделю.",
+    "Используй uv вместо pip.",
+    # a Ukrainian name in a Russian sentence, and a Ukrainian word in a longer one
+    "Сервис «Київ Цифровий» пишет логи в папку logs и хранит их неделю, потому что диск маленький.",
+    "Логи сервиса лежат в папке logs, а конфиг в config.yaml; перед деплоем нужно прогнать все міграції.",
     "Los registros se guardan en la carpeta logs durante una semana porque el disco es pequeño.",
     "Nhật ký được ghi vào thư mục logs và được giữ trong một tuần.",
     # an English sentence around a French title, and a Korean name in an English sentence
