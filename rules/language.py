@@ -414,7 +414,10 @@ class ContextDependent(Rule):
         reference that names the document it points into ("as discussed in
         ADR-0014", "as mentioned in CONTRIBUTING.md"); "the same as before"
         followed by a word ("… as before the migration") may be a comparison
-        with a time (``placement_refs``: uncertain, a warning).
+        with a time (``placement_refs``: uncertain, a warning); a reference
+        after a word that sets it aside ("read the files from disk rather than
+        relying on code from earlier in the conversation", ``contrasts``) names
+        what not to lean on: uncertain too.
         "and above" / "80% 以上" are not pointers; "the same chat" / 当前对话
         are (``conversation_objects``: the conversation itself as the
         object), but only uncertainly, since bots and messaging code handle
@@ -531,6 +534,14 @@ class ContextDependent(Rule):
         #: the chat.
         previous_antecedents: list[str] = ["another", "a new", "a second", "a fresh", "each", "every", "the new",
                                            "the next", "a newer", "a later"]
+        #: Words that set what follows them aside ("read the files from disk rather than relying on code
+        #: from earlier in the conversation"): a conversation reference after one of them, in its sentence,
+        #: names what the memory tells not to lean on, as a rule about the agent's context does; the
+        #: memory does not need it to be understood. Uncertain (low, warns): "use X instead of the fix
+        #: discussed earlier" still leans on the chat for what it sets aside.
+        contrasts: list[str] = ["rather than", "instead of", "not rely", "never rely", "don't rely", "do not rely",
+                                "without relying", "not trust", "don't trust", "do not trust", "而不是", "而非",
+                                "不要依赖", "不要依靠", "不依赖", "不要相信"]
         #: References that also place or date something: "a plus icon shown above the guidance text"
         #: says where it sits, "the same as before the migration" compares with a time; "the steps
         #: shown above", "the same as before" point back. Followed by a word, such a reference is
@@ -646,7 +657,9 @@ class ContextDependent(Rule):
         if found:
             hit, end = found
             placement = any(hit.lower() == w.lower() for w in self.options.placement_refs)
-            return hit, not (placement and _word_follows(text, end))
+            set_aside = option_matcher(self, "contrasts").search(text, sentence_start(text, end - len(hit)),
+                                                                  end - len(hit), lowered=lowered) is not None
+            return hit, not ((placement and _word_follows(text, end)) or set_aside)
         hit = objects.find(text, lowered=lowered) or occasions.find(text, lowered=lowered)
         if hit:
             return hit, False
@@ -766,7 +779,9 @@ _QUOTE_SPAN = re.compile(r'"[^"\n]*"|“[^”\n]*”|‘[^’\n]*’|「[^」\n]
                          r"|(?<!\w)'[^'\n]*'(?!\w)")
 #: A reference that goes on to name a document it points into ("as mentioned in CONTRIBUTING.md", "as
 #: discussed in ADR-0014", "described in RFC 7231"): a name with a dot, a slash, a digit or a capital.
-_NAMED_SOURCE = re.compile(r"\s+(?:in|by|per|from)\s+(?:the\s+)?`?[\w.-]*[A-Z0-9./][\w./#-]*")
+# The name holds a capital, a digit or a slash (ADR-0014, README, docs/x), or a dot inside it
+# (CONTRIBUTING.md): not the full stop after "in the conversation.", which names no document.
+_NAMED_SOURCE = re.compile(r"\s+(?:in|by|per|from)\s+(?:the\s+)?`?(?:[\w.-]*[A-Z0-9/][\w./#-]*|[\w-]*\.\w[\w./#-]*)")
 
 
 def _inside_quotes(text: str, start: int, end: int) -> bool:

@@ -180,6 +180,10 @@ _DECLINED = re.compile(both_scripts(r"(?:\b(?:did not|didn't|does not|doesn't|ne
                        r"[^.;:!?\n]{0,80}$|(?:没有?采纳|未采纳|不采纳|拒绝了?|否决了?|没有?接受|不同意)[^。；：！？\n]{0,40}$"),
                        re.IGNORECASE)
 
+#: Characters that make a word with a following 先 (原先 "formerly", 首先 "first", 优先 "priority", 事先
+#: "beforehand"): a temporary word that starts with that 先 (先不, 先这样) is then no temporary word.
+_XIAN_COMPOUNDS = frozenset("原首优事预早率领争抢祖起当")
+
 #: ``_UNTIL_FIXED`` needs this word: a literal for the text layer beside the ``temporary`` list.
 _UNTIL = ("until",)
 
@@ -228,7 +232,7 @@ class Temporal:
 
     def is_temporary(self, sentence: str) -> str | None:
         """The temporary marker of a sentence that is not a lasting rule, else None."""
-        hit = self.temporary.search(sentence) if self.temporary else None
+        hit = self._marker(sentence)
         marker = hit.group(0) if hit else None
         if marker is None:
             until = _UNTIL_FIXED.search(sentence)
@@ -244,6 +248,17 @@ class Temporal:
         if hit is not None and is_rule_step(sentence, marker, hit.start()):
             return None  # "必须先不动代码": the order of a rule's steps
         return marker
+
+    def _marker(self, sentence: str) -> re.Match[str] | None:
+        """The first temporary word of ``sentence`` that is no part of a word with 先 (原先不感知:
+        "did not use to", 首先不要: "first of all, do not" hold 先不 without meaning "not for now")."""
+        if not self.temporary:
+            return None
+        for hit in self.temporary.finditer(sentence):
+            start = hit.start()
+            if not (hit.group(0).startswith("先") and start and sentence[start - 1] in _XIAN_COMPOUNDS):
+                return hit
+        return None
 
     def scan(self, text: str) -> list[tuple[str | None, dict[str, int]]]:
         """``(marker or None, tokens)`` per sentence of ``text``; [] when nothing in it is temporary.
@@ -499,7 +514,8 @@ class TemporaryAsConvention(Rule):
         ``project_fact`` or ``code_preference`` built on such a sentence is
         rerouted to ``task_state`` of its scene. Quoted words and lasting
         rules that merely mention temporary things ("以后凡是暂时跳过的测试…",
-        "临时目录", "temporary files") do not count, nor does a temporary step
+        "临时目录", "temporary files") do not count, nor does 先 as part of a
+        word (原先不感知 "did not use to", 首先不要 "first, do not"), nor a temporary step
         the memory names as the road not taken ("rather than temporarily
         disabling it", 而不是暂时关掉) or as a proposal that was turned down
         ("did not take the recommendation to temporarily disable linting",
