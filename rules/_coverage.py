@@ -159,11 +159,10 @@ def unread_language(text: str) -> str | None:
     """The language ``text``'s prose is written in when no word list reads it, else None.
 
     Decided only on clear evidence: letters of an unread script outnumber the read ones, three
-    words carry a letter only Turkish writes (ı, ğ, ş), words with a Cyrillic letter Russian never
-    writes (Ukrainian і, ї, є, ґ; Serbian ђ, ј, љ; Kazakh ә, қ, ө) are three or a sixth of the
-    Cyrillic words and outnumber those with one only Russian writes (ы, э, ъ, ё), or the function words of an unread
-    Latin-script language (French, German, Italian, Dutch) outweigh the English ones. Code, inline
-    code and URLs are left out first.
+    words carry a letter only Turkish writes (ı, ğ, ş), the letters and words of a Cyrillic
+    language other than Russian outweigh Russian's (:func:`_cyrillic_language`), or the function
+    words of an unread Latin-script language (French, German, Italian, Dutch) outweigh the English
+    ones. Code, inline code and URLs are left out first.
     """
     if not isinstance(text, str) or not text:
         return None
