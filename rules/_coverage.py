@@ -68,14 +68,9 @@ _TURKISH_LETTER = re.compile("[ıİğĞşŞ]")
 def _turkish_words(prose: str) -> int:
     """How many words of ``prose`` carry a letter only Turkish writes (linear: a regex that looked
     for the letter inside a word would backtrack over every long run of letters)."""
-    return _words_with(_TURKISH_LETTER, prose)
-
-
-def _words_with(letters: re.Pattern[str], prose: str) -> int:
-    """How many words of ``prose`` hold one of ``letters`` (no pass over the words when none does)."""
-    if letters.search(prose) is None:
+    if _TURKISH_LETTER.search(prose) is None:
         return 0
-    return sum(1 for word in letter_words(prose) if letters.search(word))
+    return sum(1 for word in letter_words(prose) if _TURKISH_LETTER.search(word))
 
 
 #: Cyrillic languages the lists do not read, by letters Russian never writes. Russian is read

@@ -64,10 +64,11 @@ _SPECIFICS = re.compile(
 )
 
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*$", re.MULTILINE)
-#: A whole fenced block, fences included; one left open runs to the end of the text. Possessive runs:
-#: an opening line with no line break after it would otherwise be retried with every shorter fence
-#: (quadratic in a long line of backticks), and giving back never finds the \n.
-FENCED_BLOCK = re.compile(r"(?ms)^[ \t]*(`{3,}+|~{3,}+)[^\n]*+\n.*?(?:^[ \t]*\1[ \t]*$|\Z)")
+#: A whole fenced block, fences included; one left open runs to the end of the text (a message cut
+#: short). Groups: 1 the fence, 2 the info string, 3 the body. Possessive runs: an opening line with
+#: no line break after it would otherwise be retried with every shorter fence (quadratic in a long
+#: line of backticks), and giving back never finds the \n.
+FENCED_BLOCK = re.compile(r"(?ms)^[ \t]*(`{3,}+|~{3,}+)([^\n]*+)\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)")
 _PARENS = re.compile(r"\([^()\n]{0,300}\)|（[^（）\n]{0,300}）|\[[^\[\]\n]{0,300}\]")
 _SENTENCE_END = re.compile(r"[。！？；;!?]+|\.(?=\s|$)|\n+")
 

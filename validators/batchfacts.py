@@ -41,6 +41,7 @@ from .context import Batch, Message
 from .rules._coverage import unread_script
 from .rules._hant import both_scripts, to_simplified
 from .rules._scripts import CJK_CHARS
+from .rules._text import FENCED_BLOCK
 
 
 class FactsOptions(BaseModel):
@@ -347,10 +348,6 @@ _TEST_RESULT = re.compile(
     both_scripts(r"(?i)\b\d+\s+(?:passed|failed|passing|failing|tests?|skipped|errors?)\b|\btests?:\s*\d+|(?:通过|失败)\s*\d+|"
     # (?<!\d): a search from inside a run of digits would rescan the rest of the run (quadratic)
     r"(?<!\d)\d+\s*(?:个)?(?:测试)?(?:通过|失败)"))
-# A fenced block; a message cut short may leave the last one open (it runs to the end).
-# Possessive runs: an opening line with no line break after it would otherwise be retried with
-# every shorter fence (quadratic in a long line of backticks); giving back never finds a \n.
-_FENCE = re.compile(r"(?ms)^[ \t]*(`{3,}+|~{3,}+)([^\n]*+)\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)")
 #: A fence info string that names the file the block is for: "css:app/static/style.css"
 #: (Cursor / Copilot chat), "python path=src/x.py", "src/x.py" alone.
 _INFO_PATH = re.compile(r"^\s*(?:[\w+#.-]+[: ](?:\s*(?:path|file)=)?|(?:path|file)=)?\s*(\S+)\s*$")
@@ -484,7 +481,7 @@ def compute(batch: Batch, options: FactsOptions | None = None) -> BatchFacts:
 
 def _file_blocks(text: str) -> tuple[tuple[str, ...], str]:
     """``(files written, text written)`` of an assistant message's file blocks (none: ``((), "")``)."""
-    blocks = [b.group(3) for b in _FENCE.finditer(text)]
+    blocks = [b.group(3) for b in FENCED_BLOCK.finditer(text)]
     files = _block_files(text) if blocks else ()
     return (files, "\n".join(blocks)) if files else ((), "")
 
@@ -495,7 +492,7 @@ def message_facts(m: Message, index: int, o: FactsOptions) -> MessageFacts:
         return MessageFacts(m.key, index, "user", _user_acts(text, o))
     if m.role == "assistant":
         acts = set()
-        prose = _lower(_FENCE.sub(" ", text) if "```" in text or "~~~" in text else text)
+        prose = _lower(FENCED_BLOCK.sub(" ", text) if "```" in text or "~~~" in text else text)
         if _has(o.propose, prose) or prose.rstrip().endswith(("?", "？")):
             acts.add("proposes")
         if _has(o.done, prose):
@@ -565,7 +562,7 @@ def _block_files(text: str) -> tuple[str, ...]:
     is an example or a command, not a file write.
     """
     found: list[str] = []
-    for b in _FENCE.finditer(text):
+    for b in FENCED_BLOCK.finditer(text):
         info = _INFO_PATH.match(b.group(2))
         named = info.group(1) if info else ""
         if named and ((("/" in named or "\\" in named) and _PATH_CHARS.fullmatch(named)) or _EXT.fullmatch(named)):
@@ -600,7 +597,7 @@ def _named_paths(text: str) -> list[str]:
     """Paths a tool call's lines name outside its blocks of file text, and in its status lines
     ("The file … has been updated successfully.", "File created successfully at: …")."""
     found: list[str] = []
-    outside = _FENCE.sub(lambda b: "\n".join(ln for ln in b.group(3).splitlines() if _STATUS_LINE.search(ln)), text)
+    outside = FENCED_BLOCK.sub(lambda b: "\n".join(ln for ln in b.group(3).splitlines() if _STATUS_LINE.search(ln)), text)
     for line in outside.splitlines()[:40]:
         found.extend(_paths(line))
     return found
